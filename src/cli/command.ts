@@ -1,0 +1,10 @@
+// A CLI command: argv (after the command name) and env in, exit status out.
+// Exit codes (DESIGN.md §3): 0 pass, 1 a check failed, 2 bad usage or input, 3 inconclusive.
+
+export const exitCodes = { pass: 0, fail: 1, usage: 2, inconclusive: 3 } as const;
+
+export interface Command {
+  name: string;
+  summary: string;
+  run(argv: string[], env: NodeJS.ProcessEnv): Promise<number>;
+}

@@ -1,0 +1,5 @@
+// The command registry: one entry per `limbo <command>`.
+import type { Command } from './command.js';
+import { serveCommand } from './serve.js';
+
+export const commands: Command[] = [serveCommand];

@@ -1,0 +1,63 @@
+// `limbo serve <role> [options]`: runs one service of the reference cluster in the
+// foreground, prints the machine-readable ready line, stops cleanly on SIGTERM / SIGINT.
+import type { Command } from './command.js';
+import { exitCodes } from './command.js';
+import { roles } from '../services/roles.js';
+import { createLogger } from '../telemetry/logger.js';
+import { formatHelp, parseOptions } from '../util/options.js';
+import { formatReadyLine } from '../util/ready.js';
+import { UsageError } from '../util/errors.js';
+
+function usage(): string {
+  const lines = ['usage: limbo serve <role> [options]', '', 'roles:'];
+  for (const r of roles) lines.push(`  ${r.role.padEnd(10)} ${r.description}`);
+  lines.push('', 'Run `limbo serve <role> --help` for the options of a role.');
+  return lines.join('\n') + '\n';
+}
+
+export const serveCommand: Command = {
+  name: 'serve',
+  summary: 'run one service of the reference cluster (log, processor, ingress)',
+  async run(argv, env) {
+    const [roleName, ...rest] = argv;
+    if (roleName === undefined || roleName === '--help' || roleName === '-h') {
+      process.stdout.write(usage());
+      return roleName === undefined ? exitCodes.usage : exitCodes.pass;
+    }
+    const role = roles.find((r) => r.role === roleName);
+    if (!role)
+      throw new UsageError(`unknown role "${roleName}" (roles: ${roles.map((r) => r.role).join(', ')})`);
+    const parsed = parseOptions(role.options, rest, env);
+    if (parsed.help) {
+      process.stdout.write(formatHelp(`limbo serve ${role.role} [options]`, role.description, role.options));
+      return exitCodes.pass;
+    }
+    if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument "${parsed.positionals[0]}"`);
+    const logLevel = env.LIMBO_LOG_LEVEL === 'debug' ? 'debug' : 'info';
+    const started = await role.start(parsed.options, {
+      logger: createLogger(role.role, { level: logLevel }),
+      env,
+    });
+    process.stdout.write(
+      formatReadyLine({
+        role: role.role,
+        node: started.node,
+        pid: process.pid,
+        addresses: started.addresses,
+      }) + '\n',
+    );
+    await new Promise<void>((resolve) => {
+      const onSignal = (): void => {
+        process.off('SIGTERM', onSignal);
+        process.off('SIGINT', onSignal);
+        resolve();
+      };
+      process.on('SIGTERM', onSignal);
+      process.on('SIGINT', onSignal);
+    });
+    const forced = setTimeout(() => process.exit(0), 5000);
+    forced.unref();
+    await started.stop();
+    return exitCodes.pass;
+  },
+};

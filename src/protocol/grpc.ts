@@ -1,0 +1,191 @@
+// Loads limbo.proto once and hands out typed gRPC clients and service definitions.
+//
+// One client = one channel = one HTTP/2 connection to one address. Keepalive pings about
+// every second and declares the connection dead after about three without an answer, so
+// a black-holed link fails every call on it (UNAVAILABLE) instead of leaving it waiting.
+import { fileURLToPath } from 'node:url';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import type * as w from './wire.js';
+
+const protoPath = fileURLToPath(new URL('../../../src/protocol/limbo.proto', import.meta.url));
+
+const packageDefinition = protoLoader.loadSync(protoPath, {
+  keepCase: false,
+  longs: Number,
+  enums: String,
+  bytes: Buffer,
+  defaults: true,
+  oneofs: true,
+});
+
+interface LoadedService {
+  service: grpc.ServiceDefinition;
+  new (address: string, credentials: grpc.ChannelCredentials, options?: grpc.ChannelOptions): grpc.Client;
+}
+const loaded = grpc.loadPackageDefinition(packageDefinition) as unknown as {
+  limbo: { v1: { Log: LoadedService; Controller: LoadedService; Processor: LoadedService } };
+};
+const pkg = loaded.limbo.v1;
+
+export const serviceDefinitions = {
+  log: pkg.Log.service,
+  controller: pkg.Controller.service,
+  processor: pkg.Processor.service,
+} as const;
+
+/** Channel options shared by every limbo client (keepalive, quick reconnects, no hidden retries). */
+export const clientChannelOptions: grpc.ChannelOptions = {
+  'grpc.keepalive_time_ms': 1000,
+  'grpc.keepalive_timeout_ms': 2000,
+  'grpc.keepalive_permit_without_calls': 1,
+  'grpc.initial_reconnect_backoff_ms': 100,
+  'grpc.max_reconnect_backoff_ms': 1000,
+  'grpc.enable_retries': 0,
+  'grpc.max_receive_message_length': 16 * 1024 * 1024,
+  'grpc.max_send_message_length': 16 * 1024 * 1024,
+};
+
+/** Server options: accept the clients' frequent keepalive pings, ping back to find dead peers. */
+export const serverOptions: grpc.ServerOptions = {
+  'grpc.keepalive_time_ms': 1000,
+  'grpc.keepalive_timeout_ms': 2000,
+  'grpc.keepalive_permit_without_calls': 1,
+  'grpc.http2.min_ping_interval_without_data_ms': 500,
+  'grpc.max_receive_message_length': 16 * 1024 * 1024,
+  'grpc.max_send_message_length': 16 * 1024 * 1024,
+};
+
+export interface CallOptions {
+  /** Per-call deadline in milliseconds from now. */
+  timeoutMs?: number;
+  metadata?: grpc.Metadata;
+  signal?: AbortSignal;
+}
+
+type UnaryMethod<Req, Res> = (req: Req, options?: CallOptions) => Promise<Res>;
+type StreamMethod<Req, Res> = (req: Req, options?: CallOptions) => grpc.ClientReadableStream<Res>;
+
+function unary<Req, Res>(client: grpc.Client, name: string): UnaryMethod<Req, Res> {
+  const method = (client as unknown as Record<string, grpc.requestCallback<Res> & CallableFunction>)[
+    name
+  ] as unknown as (
+    req: Req,
+    md: grpc.Metadata,
+    opts: grpc.CallOptions,
+    cb: (err: grpc.ServiceError | null, res?: Res) => void,
+  ) => grpc.ClientUnaryCall;
+  return (req, options = {}) =>
+    new Promise<Res>((resolve, reject) => {
+      const callOptions: grpc.CallOptions = {};
+      if (options.timeoutMs !== undefined) callOptions.deadline = Date.now() + options.timeoutMs;
+      const call = method.call(
+        client,
+        req,
+        options.metadata ?? new grpc.Metadata(),
+        callOptions,
+        (err, res) => {
+          options.signal?.removeEventListener('abort', onAbort);
+          if (err) reject(err);
+          else resolve(res as Res);
+        },
+      );
+      const onAbort = (): void => call.cancel();
+      if (options.signal?.aborted) call.cancel();
+      else options.signal?.addEventListener('abort', onAbort, { once: true });
+    });
+}
+
+function serverStream<Req, Res>(client: grpc.Client, name: string): StreamMethod<Req, Res> {
+  const method = (client as unknown as Record<string, unknown>)[name] as (
+    req: Req,
+    md: grpc.Metadata,
+    opts: grpc.CallOptions,
+  ) => grpc.ClientReadableStream<Res>;
+  return (req, options = {}) => {
+    const callOptions: grpc.CallOptions = {};
+    if (options.timeoutMs !== undefined) callOptions.deadline = Date.now() + options.timeoutMs;
+    const call = method.call(client, req, options.metadata ?? new grpc.Metadata(), callOptions);
+    if (options.signal) {
+      if (options.signal.aborted) call.cancel();
+      else options.signal.addEventListener('abort', () => call.cancel(), { once: true });
+    }
+    return call;
+  };
+}
+
+export interface Closable {
+  /** The underlying channel, e.g. to watch its connectivity state. */
+  readonly channel: grpc.Client;
+  close(): void;
+}
+
+export interface LogClient extends Closable {
+  append: UnaryMethod<w.AppendRequest, w.AppendResponse>;
+  read: StreamMethod<w.ReadRequest, w.ReadResponse>;
+  getTail: UnaryMethod<w.GetTailRequest, w.GetTailResponse>;
+}
+
+export interface ControllerClient extends Closable {
+  heartbeat: UnaryMethod<w.HeartbeatRequest, w.HeartbeatResponse>;
+  watchPartitionTable: StreamMethod<w.WatchPartitionTableRequest, w.PartitionTable>;
+  getPartitionTable: UnaryMethod<w.GetPartitionTableRequest, w.PartitionTable>;
+  compareAndSwapLeader: UnaryMethod<w.CompareAndSwapLeaderRequest, w.CompareAndSwapLeaderResponse>;
+  transferLeadership: UnaryMethod<w.TransferLeadershipRequest, w.TransferLeadershipResponse>;
+}
+
+export interface ProcessorClient extends Closable {
+  submit: UnaryMethod<w.SubmitRequest, w.SubmitResponse>;
+  getOutput: UnaryMethod<w.GetOutputRequest, w.GetOutputResponse>;
+  subscribe: StreamMethod<w.SubscribeRequest, w.IngressNotification>;
+}
+
+function channel(ctor: LoadedService, address: string, options?: grpc.ChannelOptions): grpc.Client {
+  return new ctor(address, grpc.credentials.createInsecure(), { ...clientChannelOptions, ...options });
+}
+
+export function createLogClient(address: string, options?: grpc.ChannelOptions): LogClient {
+  const c = channel(pkg.Log, address, options);
+  return {
+    channel: c,
+    close: () => c.close(),
+    append: unary(c, 'append'),
+    read: serverStream(c, 'read'),
+    getTail: unary(c, 'getTail'),
+  };
+}
+
+export function createControllerClient(address: string, options?: grpc.ChannelOptions): ControllerClient {
+  const c = channel(pkg.Controller, address, options);
+  return {
+    channel: c,
+    close: () => c.close(),
+    heartbeat: unary(c, 'heartbeat'),
+    watchPartitionTable: serverStream(c, 'watchPartitionTable'),
+    getPartitionTable: unary(c, 'getPartitionTable'),
+    compareAndSwapLeader: unary(c, 'compareAndSwapLeader'),
+    transferLeadership: unary(c, 'transferLeadership'),
+  };
+}
+
+export function createProcessorClient(address: string, options?: grpc.ChannelOptions): ProcessorClient {
+  const c = channel(pkg.Processor, address, options);
+  return {
+    channel: c,
+    close: () => c.close(),
+    submit: unary(c, 'submit'),
+    getOutput: unary(c, 'getOutput'),
+    subscribe: serverStream(c, 'subscribe'),
+  };
+}
+
+/** Binds a grpc-js server to host:port (port 0 picks a free one); resolves to the bound port. */
+export function bindServer(server: grpc.Server, host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, bound) =>
+      err ? reject(err) : resolve(bound),
+    );
+  });
+}
+
+export { grpc };

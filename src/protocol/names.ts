@@ -1,0 +1,37 @@
+// Names that are public API (shared/DESIGN.md §2): suites, dashboards and alert rules
+// depend on them. Change one only with a reason written in the issue note.
+
+export const metricNames = {
+  ingressRequestsTotal: 'limbo_ingress_requests_total',
+  ingressPendingRequests: 'limbo_ingress_pending_requests',
+  ingressOldestPendingSeconds: 'limbo_ingress_oldest_pending_seconds',
+  ingressRequestDurationSeconds: 'limbo_ingress_request_duration_seconds',
+  ingressRpcAttemptsTotal: 'limbo_ingress_rpc_attempts_total',
+  ingressResendsTotal: 'limbo_ingress_resends_total',
+  processorIsLeader: 'limbo_processor_is_leader',
+  processorLeaderEpoch: 'limbo_processor_leader_epoch',
+  processorLeadershipChangesTotal: 'limbo_processor_leadership_changes_total',
+  processorPendingRpcs: 'limbo_processor_pending_rpcs',
+  processorRpcsFailedTotal: 'limbo_processor_rpcs_failed_total',
+  processorAppliedLsn: 'limbo_processor_applied_lsn',
+  processorStaleProposalsDroppedTotal: 'limbo_processor_stale_proposals_dropped_total',
+  processorInvocations: 'limbo_processor_invocations',
+  logAppendsTotal: 'limbo_log_appends_total',
+  logAppendDurationSeconds: 'limbo_log_append_duration_seconds',
+  controllerLeaderChangesTotal: 'limbo_controller_leader_changes_total',
+  faultActive: 'limbo_fault_active',
+  workloadPending: 'limbo_workload_pending',
+} as const;
+
+export const spanAttributes = {
+  invocationId: 'limbo.invocation.id',
+  partition: 'limbo.partition',
+  leaderEpoch: 'limbo.leader.epoch',
+  attempt: 'limbo.attempt',
+  resendReason: 'limbo.resend.reason',
+} as const;
+
+export type ResendReason = 'timeout' | 'connection_lost' | 'not_leader' | 'lost_leadership' | 'unavailable';
+
+export const serviceRoles = ['log', 'processor', 'ingress'] as const;
+export type ServiceRole = (typeof serviceRoles)[number];

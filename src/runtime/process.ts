@@ -1,0 +1,157 @@
+// Child processes for the local runtime and for tests: start, wait for the ready line
+// (bounded), kill -9, SIGSTOP/SIGCONT, graceful stop with a bounded escalation to SIGKILL.
+//
+//   spawn ─▶ stdout lines ─▶ "limbo-ready {...}" ─▶ StartedProcess
+//              └─▶ log file (stdout and stderr, interleaved, as they come)
+// Only processes started here are ever signalled, always by their own PID.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
+import { LimboError, TimeoutError } from '../util/errors.js';
+import { parseReadyLine, type ReadyInfo } from '../util/ready.js';
+
+export interface ProcessOptions {
+  /** A name for messages and logs, e.g. `processor-1`. */
+  name: string;
+  command: string;
+  args: readonly string[];
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Where to append the process's stdout and stderr. */
+  logFile?: string;
+  /** Bound on the wait for the ready line. */
+  readyTimeoutMs?: number;
+}
+
+export interface StartedProcess extends AsyncDisposable {
+  readonly name: string;
+  readonly pid: number;
+  readonly ready: ReadyInfo;
+  /** Resolves with the exit code (or signal name) once the process has exited. */
+  readonly exited: Promise<number | string>;
+  isRunning(): boolean;
+  /** The last lines of output, for error messages. */
+  tail(lines?: number): string;
+  kill(signal: NodeJS.Signals): void;
+  pause(): void;
+  resume(): void;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves once the process has exited. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export class ProcessStartError extends LimboError {
+  constructor(message: string) {
+    super('E_PROCESS_START', message);
+  }
+}
+
+const TAIL_LINES = 200;
+
+/** The command and arguments that run the `limbo` CLI from this checkout. */
+export function limboCommand(): { command: string; args: string[] } {
+  const main = fileURLToPath(new URL('../cli/main.js', import.meta.url));
+  return { command: process.execPath, args: [main] };
+}
+
+export async function startProcess(options: ProcessOptions): Promise<StartedProcess> {
+  const readyTimeoutMs = options.readyTimeoutMs ?? 15_000;
+  let log: WriteStream | undefined;
+  if (options.logFile !== undefined) {
+    mkdirSync(dirname(options.logFile), { recursive: true });
+    log = createWriteStream(options.logFile, { flags: 'a' });
+  }
+  const child: ChildProcess = spawn(options.command, [...options.args], {
+    env: options.env ?? process.env,
+    cwd: options.cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  const remember = (line: string): void => {
+    lines.push(line);
+    if (lines.length > TAIL_LINES) lines.shift();
+    log?.write(line + '\n');
+  };
+  const exited = new Promise<number | string>((resolve) => {
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
+    child.once('error', (err) => {
+      remember(`spawn error: ${err.message}`);
+      resolve('spawn-error');
+    });
+  });
+  void exited.then(() => {
+    // Give the stream readers a moment to drain before closing the log file.
+    setTimeout(() => log?.end(), 100).unref();
+  });
+  let running = true;
+  void exited.then(() => {
+    running = false;
+  });
+
+  const ready = new Promise<ReadyInfo>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      reject(new TimeoutError(`${options.name} did not become ready within ${readyTimeoutMs} ms`));
+    }, readyTimeoutMs);
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      remember(line);
+      const info = parseReadyLine(line);
+      if (info) {
+        clearTimeout(timer);
+        resolve(info);
+      }
+    });
+    createInterface({ input: child.stderr! }).on('line', remember);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new ProcessStartError(`${options.name} exited (${code}) before it was ready`));
+    });
+  });
+
+  const handle: StartedProcess = {
+    name: options.name,
+    pid: child.pid ?? -1,
+    ready: undefined as unknown as ReadyInfo,
+    exited,
+    isRunning: () => running,
+    tail: (n = 40) => lines.slice(-n).join('\n'),
+    kill: (signal) => {
+      if (running && child.pid !== undefined) process.kill(child.pid, signal);
+    },
+    pause: () => handle.kill('SIGSTOP'),
+    resume: () => handle.kill('SIGCONT'),
+    stop: async (graceMs = 3000) => {
+      if (!running) return;
+      handle.kill('SIGCONT');
+      handle.kill('SIGTERM');
+      const timer = setTimeout(() => handle.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+    [Symbol.asyncDispose]: () => handle.stop(),
+  };
+  try {
+    (handle as { ready: ReadyInfo }).ready = await ready;
+  } catch (err) {
+    handle.kill('SIGKILL');
+    await exited;
+    const message = err instanceof Error ? err.message : String(err);
+    throw new ProcessStartError(`${message}\n--- last output of ${options.name} ---\n${handle.tail()}`);
+  }
+  return handle;
+}
+
+/** Starts `limbo serve <role> …` from this checkout as a child process. */
+export function startLimboService(
+  role: string,
+  args: readonly string[],
+  options: Partial<Omit<ProcessOptions, 'command' | 'args'>> = {},
+): Promise<StartedProcess> {
+  const cmd = limboCommand();
+  return startProcess({
+    name: options.name ?? role,
+    command: cmd.command,
+    args: [...cmd.args, 'serve', role, ...args],
+    ...options,
+  });
+}

@@ -1,0 +1,4 @@
+// The registry of `limbo serve <role>` roles.
+import type { RoleDefinition } from './service.js';
+
+export const roles: RoleDefinition[] = [];
