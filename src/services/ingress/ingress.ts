@@ -15,7 +15,15 @@ import { lookupHandler, catalogue } from '../../protocol/catalogue.js';
 import { createLogClient, type LogClient } from '../../protocol/grpc.js';
 import { isInvocationId, makeInvocationId } from '../../protocol/ids.js';
 import type * as w from '../../protocol/wire.js';
+import { SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
+import { spanAttributes as A } from '../../protocol/names.js';
 import type { Logger } from '../../telemetry/logger.js';
+import {
+  contextFromTraceparent,
+  createTracing,
+  traceparentOf,
+  type Tracing,
+} from '../../telemetry/tracing.js';
 import { createRegistry, startMetricsServer } from '../../telemetry/metrics.js';
 import type { StartedService } from '../service.js';
 import { Dispatcher, type SubmitInput } from './dispatcher.js';
@@ -38,9 +46,13 @@ export interface IngressOptions {
   maxBodyBytes?: number;
   logger: Logger;
   registry?: Registry;
+  /** Defaults to OTLP export configured from `env` (OTEL_* variables). */
+  tracing?: Tracing;
+  env?: NodeJS.ProcessEnv;
 }
 
 export const INVOCATION_ID_HEADER = 'x-limbo-invocation-id';
+export const TRACE_ID_HEADER = 'x-limbo-trace-id';
 
 class HttpError extends Error {
   constructor(
@@ -63,6 +75,7 @@ export async function startIngress(o: IngressOptions): Promise<StartedService> {
     for (const p of pending.values()) oldest = Math.min(oldest, p.startedAt);
     return oldest === Infinity ? 0 : (performance.now() - oldest) / 1000;
   });
+  const tracing = o.tracing ?? createTracing(o.node, o.logger, o.env);
   const router = new Router(o.logAddress, o.node, o.logger);
   router.start();
   const protocol = o.protocol ?? 'rpc';
@@ -70,6 +83,7 @@ export async function startIngress(o: IngressOptions): Promise<StartedService> {
     router,
     metrics,
     logger: o.logger,
+    tracer: tracing.tracer,
     rpcTimeoutMs: o.rpcTimeoutMs ?? 5000,
     longPollMs: o.longPollMs ?? 30_000,
   });
@@ -92,6 +106,7 @@ export async function startIngress(o: IngressOptions): Promise<StartedService> {
     legacy,
     metrics,
     pending,
+    tracing,
   );
   const server = http.createServer((req, res) => api.handle(req, res));
   server.keepAliveTimeout = 65_000;
@@ -116,6 +131,7 @@ export async function startIngress(o: IngressOptions): Promise<StartedService> {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await metricsServer.stop();
+      await tracing.shutdown();
     })());
   return {
     role: 'ingress',
@@ -140,6 +156,7 @@ class IngressApi {
     private readonly legacy: LegacyDispatcher | undefined,
     private readonly metrics: IngressMetrics,
     private readonly pending: Map<number, { kind: RequestKind; startedAt: number }>,
+    private readonly tracing: Tracing,
   ) {}
 
   handle(req: http.IncomingMessage, res: http.ServerResponse): void {
@@ -171,18 +188,36 @@ class IngressApi {
       if (!res.writableFinished) abort.abort(new HttpError(499, 'aborted', 'client went away'));
     });
     let invocationId: string | undefined;
-    const finish = (outcome: string): void => {
+    const span = this.tracing.tracer.startSpan(
+      `ingress ${kind}`,
+      {
+        kind: SpanKind.SERVER,
+        attributes: { 'http.request.method': req.method ?? '', 'url.path': url.pathname },
+      },
+      contextFromTraceparent(headerValue(req.headers.traceparent)),
+    );
+    if (this.tracing.enabled) res.setHeader(TRACE_ID_HEADER, span.spanContext().traceId);
+    const finish = (outcome: string, status: number): void => {
+      span.setAttribute('http.response.status_code', status);
+      span.setAttribute('limbo.outcome', outcome);
+      if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: outcome });
+      span.end();
       clearTimeout(deadline);
       if (!this.pending.delete(id)) return;
       this.metrics.pending.dec({ kind });
       this.metrics.requests.inc({ kind, outcome });
       this.metrics.duration.observe({ kind, outcome }, (performance.now() - startedAt) / 1000);
     };
-    this.route(req, segments, kind, abort.signal, (idv) => (invocationId = idv))
+    const setInvocationId = (idv: string, partition?: number): void => {
+      invocationId = idv;
+      span.setAttribute(A.invocationId, idv);
+      if (partition !== undefined) span.setAttribute(A.partition, partition);
+    };
+    this.route(req, segments, kind, abort.signal, setInvocationId, span)
       .then(({ status, body, outcome }) => {
         if (invocationId !== undefined) res.setHeader(INVOCATION_ID_HEADER, invocationId);
         send(res, status, body);
-        finish(outcome);
+        finish(outcome, status);
       })
       .catch((err: unknown) => {
         const e =
@@ -192,14 +227,14 @@ class IngressApi {
               ? abort.signal.reason
               : new HttpError(500, 'error', err instanceof Error ? err.message : String(err));
         if (e.status === 499) {
-          finish('aborted');
+          finish('aborted', 499);
           return;
         }
         for (const [k, v] of Object.entries(e.headers)) res.setHeader(k, v);
         const idv = e.invocationId ?? invocationId;
         if (idv !== undefined) res.setHeader(INVOCATION_ID_HEADER, idv);
         send(res, e.status, { error: e.message, ...(idv !== undefined ? { invocationId: idv } : {}) });
-        finish(e.outcome);
+        finish(e.outcome, e.status);
       });
   }
 
@@ -208,7 +243,8 @@ class IngressApi {
     segments: string[],
     kind: RequestKind,
     signal: AbortSignal,
-    setInvocationId: (id: string) => void,
+    setInvocationId: (id: string, partition?: number) => void,
+    span: Span,
   ): Promise<{ status: number; body: unknown; outcome: string }> {
     if (this.closing)
       throw new HttpError(503, 'overloaded', 'ingress is shutting down', { 'retry-after': '1' });
@@ -232,7 +268,8 @@ class IngressApi {
         throw new HttpError(400, 'bad_request', `malformed invocation id "${invocationId}"`);
       setInvocationId(invocationId);
       const partition = await this.partitionOf(invocationId, signal);
-      const res = await this.dispatcher.getOutput(invocationId, partition, kind === 'attach', signal);
+      setInvocationId(invocationId, partition);
+      const res = await this.dispatcher.getOutput(invocationId, partition, kind === 'attach', signal, span);
       if (res.result === 'notFound')
         throw new HttpError(404, 'not_found', `invocation ${invocationId} not found`);
       if (res.result === 'pending')
@@ -252,6 +289,7 @@ class IngressApi {
     const invocationId = makeInvocationId(target, idempotencyKey);
     setInvocationId(invocationId);
     const partition = await this.partitionOf(invocationId, signal);
+    setInvocationId(invocationId, partition);
     const input: SubmitInput = {
       invocationId,
       partition,
@@ -261,11 +299,11 @@ class IngressApi {
       payload: Buffer.from(text, 'utf8'),
       idempotencyKey: idempotencyKey ?? '',
       replyOn: kind === 'send' ? 'SUBMITTED' : 'OUTPUT',
-      traceparent: headerValue(req.headers.traceparent) ?? '',
+      traceparent: traceparentOf(span) || (headerValue(req.headers.traceparent) ?? ''),
     };
     const res = this.legacy
       ? await this.legacy.submit(input, signal)
-      : await this.dispatcher.submit(input, signal);
+      : await this.dispatcher.submit(input, signal, span);
     if (res.result === 'submitted') {
       return {
         status: 202,

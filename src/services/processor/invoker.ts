@@ -10,16 +10,22 @@
 // by the previous one's applied End.
 import { lookupHandler } from '../../protocol/catalogue.js';
 import type { EndRecord } from '../../protocol/records.js';
+import { SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
+import { spanAttributes as A } from '../../protocol/names.js';
 import type { Logger } from '../../telemetry/logger.js';
+import { contextFromTraceparent } from '../../telemetry/tracing.js';
 import { Backoff, sleep } from '../../util/backoff.js';
 import { findHandler, HandlerError } from './handlers.js';
 import type { InvocationState } from './state-machine.js';
 
 export interface InvokerOptions {
   /** Appends the End (with this leader's epoch and next seq); rejects if the append failed. */
-  proposeEnd(end: Omit<EndRecord, 'type' | 'proposal'>): Promise<void>;
+  proposeEnd(end: Omit<EndRecord, 'type' | 'proposal'>, span: Span): Promise<void>;
   getState(key: string): string | undefined;
   logger: Logger;
+  tracer: Tracer;
+  partition: number;
+  epoch: number;
   /** Bound on handlers running at once on this partition. */
   maxConcurrent?: number;
 }
@@ -86,16 +92,31 @@ export class Invoker {
 
   private async run(inv: InvocationState): Promise<void> {
     const signal = this.abort.signal;
+    const span = this.options.tracer.startSpan(
+      `invoke ${inv.service}/${inv.handler}`,
+      {
+        attributes: {
+          [A.invocationId]: inv.invocationId,
+          [A.partition]: this.options.partition,
+          [A.leaderEpoch]: this.options.epoch,
+        },
+      },
+      contextFromTraceparent(inv.traceparent),
+    );
     const backoff = new Backoff();
     let end: Omit<EndRecord, 'type' | 'proposal'> | undefined;
-    for (let attempt = 1; !signal.aborted && end === undefined; attempt++) {
-      end = await this.attempt(inv, attempt, signal);
+    let attempt = 0;
+    while (!signal.aborted && end === undefined) {
+      end = await this.attempt(inv, ++attempt, signal);
       if (end === undefined) await sleep(backoff.next(), signal).catch(() => undefined);
     }
+    span.setAttribute('limbo.handler.attempts', attempt);
     backoff.reset();
     while (end !== undefined && !signal.aborted) {
       try {
-        await this.options.proposeEnd(end);
+        await this.options.proposeEnd(end, span);
+        if (!end.success) span.setStatus({ code: SpanStatusCode.ERROR, message: end.failure });
+        span.end();
         return;
       } catch (err) {
         this.options.logger.warn('proposing End failed, retrying', {
@@ -105,6 +126,8 @@ export class Invoker {
         await sleep(backoff.next(), signal).catch(() => undefined);
       }
     }
+    span.setStatus({ code: SpanStatusCode.ERROR, message: 'leadership lost before the End was proposed' });
+    span.end();
   }
 
   /** One execution; undefined means "retry later". */

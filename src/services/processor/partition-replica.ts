@@ -13,7 +13,10 @@
 import type { LogClient } from '../../protocol/grpc.js';
 import { decodeRecord, encodeRecord, type LogRecord } from '../../protocol/records.js';
 import type * as w from '../../protocol/wire.js';
+import { SpanKind, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
+import { spanAttributes as A } from '../../protocol/names.js';
 import type { Logger } from '../../telemetry/logger.js';
+import { contextFromTraceparent, contextOf, traceparentOf } from '../../telemetry/tracing.js';
 import { Backoff, sleep } from '../../util/backoff.js';
 import { Invoker } from './invoker.js';
 import type { ProcessorMetrics } from './metrics.js';
@@ -28,6 +31,7 @@ export interface ReplicaOptions {
   log: LogClient;
   metrics: ProcessorMetrics;
   logger: Logger;
+  tracer: Tracer;
   protocol: Protocol;
   completionRetentionMs: number;
   appendTimeoutMs: number;
@@ -146,10 +150,13 @@ export class PartitionReplica {
     this.o.metrics.leadershipChanges.inc({ ...this.labels, transition: 'became_leader' });
     this.o.logger.info('became leader', { partition: this.o.partition, epoch });
     const invoker = new Invoker({
-      proposeEnd: (end) =>
-        this.propose({ type: 'end', ...end, proposal: this.nextProposal() }).then(() => undefined),
+      proposeEnd: (end, span) =>
+        this.propose({ type: 'end', ...end, proposal: this.nextProposal() }, span).then(() => undefined),
       getState: (key) => this.sm.getState(key),
       logger: this.o.logger,
+      tracer: this.o.tracer,
+      partition: this.o.partition,
+      epoch,
     });
     this.invoker = invoker;
     for (const inv of this.sm.running()) invoker.schedule(inv);
@@ -180,17 +187,41 @@ export class PartitionReplica {
     return { epoch: this.epoch, seq: ++this.seq };
   }
 
-  private async append(record: LogRecord): Promise<number> {
-    const res = await this.o.log.append(
-      { partition: this.o.partition, records: [encodeRecord(record)] },
-      { timeoutMs: this.o.appendTimeoutMs, signal: this.abort.signal },
-    );
-    return res.lastLsn;
+  private async append(record: LogRecord, parent?: Span): Promise<number> {
+    const span = parent
+      ? this.o.tracer.startSpan(
+          `log append ${record.type}`,
+          {
+            attributes: {
+              [A.partition]: this.o.partition,
+              [A.leaderEpoch]: this.epoch,
+              ...(record.type !== 'announce_leader' ? { [A.invocationId]: record.invocationId } : {}),
+            },
+          },
+          contextOf(parent),
+        )
+      : undefined;
+    try {
+      const res = await this.o.log.append(
+        { partition: this.o.partition, records: [encodeRecord(record)] },
+        { timeoutMs: this.o.appendTimeoutMs, signal: this.abort.signal },
+      );
+      span?.setAttribute('limbo.lsn', res.lastLsn);
+      return res.lastLsn;
+    } catch (err) {
+      span?.setStatus({
+        code: SpanStatusCode.ERROR,
+        message: err instanceof Error ? err.message : String(err),
+      });
+      throw err;
+    } finally {
+      span?.end();
+    }
   }
 
-  private async propose(record: LogRecord): Promise<number> {
+  private async propose(record: LogRecord, span?: Span): Promise<number> {
     if (this.role !== 'leader') throw new Error('not leader');
-    return this.append(record);
+    return this.append(record, span);
   }
 
   private async tail(): Promise<void> {
@@ -234,6 +265,23 @@ export class PartitionReplica {
       return;
     }
     const effect = this.sm.apply(entry.lsn, record);
+    if (this.role === 'leader' && (effect.kind === 'invoked' || effect.kind === 'ended')) {
+      this.o.tracer
+        .startSpan(
+          `apply ${record.type}`,
+          {
+            attributes: {
+              [A.invocationId]: effect.invocation.invocationId,
+              [A.partition]: this.o.partition,
+              [A.leaderEpoch]: this.epoch,
+              'limbo.lsn': entry.lsn,
+              'limbo.node': this.o.node,
+            },
+          },
+          contextFromTraceparent(effect.invocation.traceparent),
+        )
+        .end();
+    }
     this.o.metrics.appliedLsn.set(this.labels, entry.lsn);
     this.onEffect(effect, record);
     const counts = this.sm.counts();
@@ -327,6 +375,43 @@ export class PartitionReplica {
   // ------------------------------------------------------------------ RPCs
 
   submit(req: w.SubmitRequest, signal?: AbortSignal): Promise<w.SubmitResponse> {
+    const span = this.rpcSpan('processor submit', req.invocationId, req.requestId, req.traceparent);
+    return this.endWith(span, this.submitInner(req, span, signal));
+  }
+
+  getOutput(req: w.GetOutputRequest, signal?: AbortSignal): Promise<w.GetOutputResponse> {
+    const span = this.rpcSpan('processor get_output', req.invocationId, req.requestId, '');
+    return this.endWith(span, this.getOutputInner(req, signal));
+  }
+
+  private rpcSpan(name: string, invocationId: string, requestId: string, traceparent: string): Span {
+    return this.o.tracer.startSpan(
+      name,
+      {
+        kind: SpanKind.SERVER,
+        attributes: {
+          [A.invocationId]: invocationId,
+          [A.partition]: this.o.partition,
+          [A.leaderEpoch]: this.epoch,
+          'limbo.node': this.o.node,
+          'limbo.request.id': requestId,
+        },
+      },
+      contextFromTraceparent(traceparent),
+    );
+  }
+
+  private endWith<R extends { result: string }>(span: Span, reply: Promise<R>): Promise<R> {
+    return reply.then((r) => {
+      const err = (r as { error?: w.RpcError }).error;
+      if (r.result === 'error' && err) span.setStatus({ code: SpanStatusCode.ERROR, message: err.code });
+      span.setAttribute('limbo.reply', r.result);
+      span.end();
+      return r;
+    });
+  }
+
+  private submitInner(req: w.SubmitRequest, span: Span, signal?: AbortSignal): Promise<w.SubmitResponse> {
     const refusal = this.refuse();
     if (refusal) return Promise.resolve(refusal);
     const existing = this.sm.get(req.invocationId);
@@ -363,8 +448,9 @@ export class PartitionReplica {
           createdAtMs: this.now(),
         };
         if (req.idempotencyKey !== '') record.idempotencyKey = req.idempotencyKey;
-        if (req.traceparent !== '') record.traceparent = req.traceparent;
-        this.propose(record).catch((err: unknown) => {
+        const traceparent = traceparentOf(span) || req.traceparent;
+        if (traceparent !== '') record.traceparent = traceparent;
+        this.propose(record, span).catch((err: unknown) => {
           if (this.byProposal.get(proposal.seq) === waiter) this.byProposal.delete(proposal.seq);
           this.finish(
             waiter,
@@ -375,7 +461,7 @@ export class PartitionReplica {
     ) as Promise<w.SubmitResponse>;
   }
 
-  getOutput(req: w.GetOutputRequest, signal?: AbortSignal): Promise<w.GetOutputResponse> {
+  private getOutputInner(req: w.GetOutputRequest, signal?: AbortSignal): Promise<w.GetOutputResponse> {
     const refusal = this.refuse();
     if (refusal) return Promise.resolve(refusal);
     const inv = this.sm.get(req.invocationId);

@@ -19,6 +19,7 @@ import {
 } from '../../protocol/grpc.js';
 import type * as w from '../../protocol/wire.js';
 import type { Logger } from '../../telemetry/logger.js';
+import { createTracing, type Tracing } from '../../telemetry/tracing.js';
 import { createRegistry, startMetricsServer, type StartedMetricsServer } from '../../telemetry/metrics.js';
 import type { StartedService } from '../service.js';
 import { createProcessorMetrics, type ProcessorMetrics } from './metrics.js';
@@ -41,6 +42,9 @@ export interface ProcessorOptions {
   appendTimeoutMs?: number;
   logger: Logger;
   registry?: Registry;
+  /** Defaults to OTLP export configured from `env` (OTEL_* variables). */
+  tracing?: Tracing;
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface StartedProcessor extends StartedService {
@@ -51,7 +55,8 @@ export async function startProcessor(options: ProcessorOptions): Promise<Started
   const host = options.host ?? '127.0.0.1';
   const registry = options.registry ?? createRegistry({ service: options.node });
   const metrics = createProcessorMetrics(registry);
-  const node = new ProcessorNode(options, metrics);
+  const tracing = options.tracing ?? createTracing(options.node, options.logger, options.env);
+  const node = new ProcessorNode(options, metrics, tracing);
   const server = new grpc.Server(serverOptions);
   server.addService(serviceDefinitions.processor, node.handlers());
   const port = await bindServer(server, host, options.port ?? 0);
@@ -79,6 +84,7 @@ export async function startProcessor(options: ProcessorOptions): Promise<Started
         });
       });
       await metricsServer.stop();
+      await tracing.shutdown();
     })());
   return {
     role: 'processor',
@@ -106,6 +112,7 @@ class ProcessorNode {
   constructor(
     private readonly o: ProcessorOptions,
     private readonly metrics: ProcessorMetrics,
+    private readonly tracing: Tracing,
   ) {
     this.log = createLogClient(o.logAddress);
     this.controller = createControllerClient(o.logAddress);
@@ -167,6 +174,7 @@ class ProcessorNode {
         log: this.log,
         metrics: this.metrics,
         logger: this.o.logger,
+        tracer: this.tracing.tracer,
         protocol: this.o.protocol ?? 'rpc',
         completionRetentionMs: this.o.completionRetentionMs ?? 3_600_000,
         appendTimeoutMs: this.o.appendTimeoutMs ?? 5000,

@@ -74,6 +74,7 @@ export const processorRole = defineRole({
       completionRetentionMs: o.completionRetentionMs,
       appendTimeoutMs: o.appendTimeoutMs,
       logger: ctx.logger.child(o.node),
+      env: ctx.env,
     });
   },
 });
