@@ -54,7 +54,13 @@ export function createTracing(
   }
   const protocol =
     env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf';
-  const exporter: SpanExporter = protocol === 'http/json' ? new OTLPJsonExporter() : new OTLPProtoExporter();
+  // The exporters would read process.env themselves; pass the URL so an injected env wins.
+  const url =
+    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT !== undefined && env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT !== ''
+      ? env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+      : `${endpoint.replace(/\/+$/, '')}/v1/traces`;
+  const exporter: SpanExporter =
+    protocol === 'http/json' ? new OTLPJsonExporter({ url }) : new OTLPProtoExporter({ url });
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ 'service.name': serviceName }),
     spanProcessors: [
