@@ -112,7 +112,7 @@ type AnyValue = Record<string, unknown>;
 
 function anyValue(v: AnyValue | undefined): string | number | boolean {
   if (!v) return '';
-  if (v.stringValue !== undefined) return String(v.stringValue);
+  if (typeof v.stringValue === 'string') return v.stringValue;
   if (v.boolValue !== undefined) return Boolean(v.boolValue);
   if (v.intValue !== undefined) return Number(v.intValue);
   if (v.doubleValue !== undefined) return Number(v.doubleValue);
@@ -160,7 +160,7 @@ function normalise(request: Record<string, unknown>): SpanRecord[] {
           traceId: hex(s.traceId),
           spanId: hex(s.spanId),
           parentSpanId: hex(s.parentSpanId),
-          name: String(s.name ?? ''),
+          name: typeof s.name === 'string' ? s.name : '',
           service,
           kind: Number(s.kind ?? 0),
           startMs: nanosToMs(s.startTimeUnixNano),
@@ -181,5 +181,5 @@ export function decodeJson(body: Buffer): SpanRecord[] {
 export function decodeProtobuf(body: Buffer): SpanRecord[] {
   const type = exportRequestType();
   const message = type.decode(body);
-  return normalise(type.toObject(message, { longs: String }) as Record<string, unknown>);
+  return normalise(type.toObject(message, { longs: String }));
 }
