@@ -40,10 +40,14 @@ export function readFaultWindows(runDir: string): FaultWindowLike[] {
       for (const k of keys) if (typeof o[k] === 'number') return o[k];
       return undefined;
     };
+    const str = (...keys: string[]): string | undefined => {
+      for (const k of keys) if (typeof o[k] === 'string') return o[k];
+      return undefined;
+    };
     const endMs = num('endMs', 'healedAtMs', 'healedAt');
     return {
-      fault: String(o.fault ?? o.name ?? 'fault'),
-      target: String(o.target ?? ''),
+      fault: str('fault', 'name') ?? 'fault',
+      target: str('target') ?? '',
       startMs: num('startMs', 'injectedAtMs', 'injectedAt') ?? 0,
       ...(endMs !== undefined ? { endMs } : {}),
     };
