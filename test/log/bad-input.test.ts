@@ -132,6 +132,8 @@ test('bad options exit with status 2 and name the option', async () => {
       message: /LIMBO_FAILURE_TIMEOUT_MS: expected an integer/,
     },
     { args: ['--data-dir', scratch.path, '--bogus'], message: /unknown option --bogus/ },
+    // A second server on the data dir of a running one would corrupt its logs.
+    { args: ['--data-dir', dir.path], message: new RegExp(`--data-dir: .* in use by process ${log.pid}`) },
   ];
   await Promise.all(
     cases.map(async (c) => {

@@ -8,7 +8,7 @@ import type { PartitionTable } from '../../src/protocol/wire.js';
 import type { StartedProcess } from '../../src/runtime/process.js';
 import { FakeProcessor, grpcAddress, metricValue, startLog, TableWatch, tempDir } from './log-harness.js';
 
-const FAILURE_TIMEOUT_MS = 1000;
+const FAILURE_TIMEOUT_MS = 1500;
 /** Scheduling slack on a busy 2-core machine: generous, but bounded. */
 const MARGIN_MS = 3000;
 
@@ -52,6 +52,15 @@ test('controller: spread, failover, CAS, transfer', async (t) => {
   );
   assert.ok(epochs(spread).every((e) => e >= 1));
   assert.ok(b.beats > 0 && a.beats > 0);
+  for (let p = 0; p < 4; p++)
+    assert.equal(
+      await metricValue(log.ready.addresses.metrics as string, 'limbo_controller_leader_changes_total', {
+        partition: String(p),
+        reason: 'startup',
+      }),
+      1,
+      `partition ${p}: one startup assignment`,
+    );
   for (const p of spread.partitions)
     assert.equal(p.leaderAddress, p.leaderNode === 'node-a' ? '127.0.0.1:1111' : '127.0.0.1:2222');
 

@@ -13,7 +13,8 @@ export type LogErrorCode =
   | 'E_LOG_FAILED'
   | 'E_STOPPED'
   | 'E_NODE_NOT_ALIVE'
-  | 'E_NODE_NOT_HOSTING';
+  | 'E_NODE_NOT_HOSTING'
+  | 'E_DATA_DIR_LOCKED';
 
 const statusOf: Record<LogErrorCode, grpc.status> = {
   E_BAD_REQUEST: grpc.status.INVALID_ARGUMENT,
@@ -25,6 +26,7 @@ const statusOf: Record<LogErrorCode, grpc.status> = {
   E_STOPPED: grpc.status.UNAVAILABLE,
   E_NODE_NOT_ALIVE: grpc.status.FAILED_PRECONDITION,
   E_NODE_NOT_HOSTING: grpc.status.FAILED_PRECONDITION,
+  E_DATA_DIR_LOCKED: grpc.status.FAILED_PRECONDITION,
 };
 
 export class LogServerError extends LimboError {

@@ -16,6 +16,8 @@ import { LogServerError, toServiceError } from './errors.js';
 import { StreamRegistry, unaryHandler, writeMessage } from './grpc-handlers.js';
 import { createLogMetrics } from './log-metrics.js';
 import { LogStore } from './log-store.js';
+import { lockDataDir } from './data-dir-lock.js';
+import { ensureDir } from './ensure-dir.js';
 import { MetadataStore } from './metadata-store.js';
 
 export interface LogServerOptions {
@@ -60,18 +62,27 @@ export async function startLogServer(options: LogServerOptions): Promise<Started
   const registry = options.registry ?? createRegistry({ service: node });
   const metrics = createLogMetrics(registry);
 
-  const store = await LogStore.open({
-    dataDir: options.dataDir,
-    numPartitions,
-    maxRecordBytes: options.maxRecordBytes ?? logServerDefaults.maxRecordBytes,
-    logger: logger.child('store'),
-    hooks: (p) => metrics.partitionHooks(p),
-  });
+  await ensureDir(options.dataDir);
+  const lock = await lockDataDir(options.dataDir);
+  let store: LogStore;
   let metadata: MetadataStore;
+  try {
+    store = await LogStore.open({
+      dataDir: options.dataDir,
+      numPartitions,
+      maxRecordBytes: options.maxRecordBytes ?? logServerDefaults.maxRecordBytes,
+      logger: logger.child('store'),
+      hooks: (p) => metrics.partitionHooks(p),
+    });
+  } catch (err) {
+    await lock.release();
+    throw err;
+  }
   try {
     metadata = await MetadataStore.open(options.dataDir, numPartitions);
   } catch (err) {
     await store.close();
+    await lock.release();
     throw err;
   }
   const controller = new Controller({
@@ -97,6 +108,7 @@ export async function startLogServer(options: LogServerOptions): Promise<Started
   } catch (err) {
     server.forceShutdown();
     await store.close();
+    await lock.release();
     throw err;
   }
   controller.start();
@@ -126,6 +138,7 @@ export async function startLogServer(options: LogServerOptions): Promise<Started
       });
       await store.close();
       await metadata.drain();
+      await lock.release();
       await metricsServer.stop();
     })());
   return {

@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { UsageError } from '../../util/errors.js';
 import { defineRole } from '../service.js';
 import { ensureDir } from './ensure-dir.js';
+import { LogServerError } from './errors.js';
 import { logServerDefaults, startLogServer } from './log-server.js';
 
 export const logRole = defineRole({
@@ -55,16 +56,22 @@ export const logRole = defineRole({
     } catch (err) {
       throw new UsageError(`--data-dir: cannot use "${dataDir}": ${(err as Error).message}`);
     }
-    return startLogServer({
-      dataDir,
-      node: options.node,
-      host: options.host,
-      port: options.port,
-      metricsPort: options.metricsPort,
-      partitions: options.partitions,
-      failureTimeoutMs: options.failureTimeoutMs,
-      maxRecordBytes: options.maxRecordBytes,
-      logger: context.logger,
-    });
+    try {
+      return await startLogServer({
+        dataDir,
+        node: options.node,
+        host: options.host,
+        port: options.port,
+        metricsPort: options.metricsPort,
+        partitions: options.partitions,
+        failureTimeoutMs: options.failureTimeoutMs,
+        maxRecordBytes: options.maxRecordBytes,
+        logger: context.logger,
+      });
+    } catch (err) {
+      if (err instanceof LogServerError && err.code === 'E_DATA_DIR_LOCKED')
+        throw new UsageError(`--data-dir: ${err.message}`, { cause: err });
+      throw err;
+    }
   },
 });
