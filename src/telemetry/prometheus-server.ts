@@ -128,12 +128,14 @@ export function prometheusConfig(
   const jobs = new Map<string, object[]>();
   for (const t of targets) {
     const u = new URL(t.url);
+    const params = Object.fromEntries([...u.searchParams].map(([k, v]) => [`__param_${k}`, v]));
     const group = {
       targets: [u.host],
-      // Per-target path and scheme: Prometheus reads these reserved labels when scraping.
+      // Per-target path, scheme and query: Prometheus reads these reserved labels when scraping.
       labels: {
         ...t.labels,
-        __metrics_path__: u.pathname + u.search,
+        ...params,
+        __metrics_path__: u.pathname,
         __scheme__: u.protocol.replace(':', ''),
       },
     };

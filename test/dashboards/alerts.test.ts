@@ -1,5 +1,5 @@
 // The "client left hanging" alert rules are valid and behave as their promtool unit tests
-// say. Skips (with a message) only when promtool is not installed.
+// say; the Prometheus config template is valid. Skips (with a message) only when promtool is not installed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -27,6 +27,12 @@ test('promtool test rules dashboards/alerts.test.yml', { skip }, () => {
   const r = run(['test', 'rules', 'alerts.test.yml']);
   assert.equal(r.status, 0, r.output);
   assert.match(r.output, /SUCCESS/);
+});
+
+test('promtool check config dashboards/prometheus.yml (the template, with its rules)', { skip }, () => {
+  const r = run(['check', 'config', 'prometheus.yml']);
+  assert.equal(r.status, 0, r.output);
+  assert.match(r.output, /SUCCESS: 2 rules found/);
 });
 
 test('promtool test rules fails when an expected alert does not fire', { skip }, () => {

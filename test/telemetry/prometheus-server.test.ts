@@ -2,13 +2,17 @@
 // a message) only when the `prometheus` binary is not installed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Counter, Gauge } from 'prom-client';
 import { metricNames as m } from '../../src/protocol/names.js';
 import { createRegistry, startMetricsServer } from '../../src/telemetry/metrics.js';
 import {
   PromQueryError,
   prometheusAvailable,
+  prometheusConfig,
   startPrometheus,
 } from '../../src/telemetry/prometheus-server.js';
 
@@ -88,4 +92,29 @@ test('stop ends the process by PID and removes its temp dir', { skip }, async ()
   assert.equal(existsSync(prom.dataDir), false, 'temp data dir removed');
   await prom.stop(); // idempotent
   await assert.rejects(prom.query('1'));
+});
+
+test('the generated config passes promtool check config', { skip }, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'limbo-promconfig-'));
+  try {
+    writeFileSync(join(dir, 'rules.yml'), 'groups: []\n');
+    const config = prometheusConfig(
+      [
+        { job: 'processor', url: 'http://127.0.0.1:9111/metrics' },
+        { job: 'processor', url: 'http://127.0.0.1:9112/metrics', labels: { zone: 'a' } },
+        { job: 'runner', url: 'https://127.0.0.1:9100/custom/path?x=1' },
+      ],
+      1000,
+      [join(dir, 'rules.yml')],
+    );
+    writeFileSync(join(dir, 'prometheus.yml'), JSON.stringify(config));
+    const r = spawnSync('promtool', ['check', 'config', join(dir, 'prometheus.yml')], { encoding: 'utf8' });
+    assert.equal(r.status, 0, `${r.stdout}${r.stderr}`);
+    assert.deepEqual(
+      (config as { scrape_configs: { job_name: string }[] }).scrape_configs.map((c) => c.job_name),
+      ['processor', 'runner'],
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
