@@ -10,6 +10,7 @@
 // its temp dir removed. Prometheus discovers new targets only every ~5 s, so callers wait
 // with `waitForTargetsUp` / `waitForData`, both bounded.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -210,6 +211,13 @@ async function launch(
     });
   });
   const tail = (n = 20) => lines.slice(-n).join('\n');
+  // If this Node process exits without stop(), leave neither our Prometheus nor its files.
+  const killOnExit = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    rmSync(ownDir, { recursive: true, force: true, maxRetries: 3 });
+  };
+  process.once('exit', killOnExit);
+  void exited.then(() => process.off('exit', killOnExit));
 
   let stopped: Promise<void> | undefined;
   const stop = () => (stopped ??= stopChild(child, exited, stopGraceMs).then(() => removeDir(ownDir)));
