@@ -83,6 +83,8 @@ export interface StartedRestateCluster extends AsyncDisposable {
   readonly adminUrls: readonly string[];
   readonly metricsUrls: readonly string[];
   readonly clusterName: string;
+  /** The nodes' data (base dirs), a temp dir removed by stop(). */
+  readonly dataDir: string;
   /** The service endpoint's real URL and the URI it was registered with. */
   readonly services: { readonly url: string; readonly registeredUri: string; readonly pid: number };
   /** Milliseconds from the first spawn until a call succeeded through every ingress. */
@@ -159,6 +161,7 @@ class LocalRestateNode implements RestateNode {
       readyTimeoutMs: NODE_READY_TIMEOUT_MS,
       matchReady: matchNodeReady(this.name, this.fabricAddress),
     });
+    this.logger.info('restate node started', { node: this.name, pid: this.proc.pid });
   }
 
   kill(signal: NodeJS.Signals = 'SIGKILL'): void {
@@ -201,6 +204,7 @@ export async function startRestateCluster(options: RestateClusterOptions): Promi
   mkdirSync(logDir, { recursive: true });
   mkdirSync(configDir, { recursive: true });
   const dataDir = mkdtempSync(join(tmpdir(), 'limbo-restate-'));
+  logger.info('starting restate cluster', { clusterName, nodes: count, partitions, replication, dataDir });
 
   const nodes: LocalRestateNode[] = [];
   let services: StartedProcess | undefined;
@@ -265,7 +269,10 @@ export async function startRestateCluster(options: RestateClusterOptions): Promi
       }),
       ...nodes.map((n) => n.start()),
     ]);
-    if (servicesResult.status === 'fulfilled') services = servicesResult.value;
+    if (servicesResult.status === 'fulfilled') {
+      services = servicesResult.value;
+      logger.info('restate services started', { pid: services.pid, url: services.ready.addresses['http'] });
+    }
     const failed = [servicesResult, ...nodeResults].find((r) => r.status === 'rejected');
     if (failed !== undefined) throw failed.reason;
     logger.info('restate nodes started', { ms: Date.now() - startedAt });
@@ -297,6 +304,7 @@ export async function startRestateCluster(options: RestateClusterOptions): Promi
       adminUrls: nodes.map((n) => n.adminUrl),
       metricsUrls: nodes.map((n) => n.metricsUrl),
       clusterName,
+      dataDir,
       services: { url: serviceUrl, registeredUri, pid: servicesProc.pid },
       startupMs,
       partitionLeaders: async () => {

@@ -60,8 +60,13 @@ export async function provisionCluster(
     options.timeoutMs,
   );
   const text = `${r.stdout}\n${r.stderr}`;
-  if (/already provisioned/i.test(text)) return 'already-provisioned';
-  if (r.code === 0 && /provisioned/i.test(text) && !/(error|fail)/i.test(text)) return 'provisioned';
+  // 1.7.12 prints "✅ Cluster has been successfully provisioned." or, when it was provisioned
+  // before (e.g. by an earlier attempt that timed out on our side), "🤷 Cluster has been
+  // provisioned by somebody else."; failures print "[ERR]: …" and still exit 0.
+  if (!/\[ERR\]/.test(text)) {
+    if (/successfully provisioned/i.test(text)) return 'provisioned';
+    if (/provisioned by somebody else|already provisioned/i.test(text)) return 'already-provisioned';
+  }
   throw new RestatectlError(
     `restatectl provision via ${fabricAddress} failed (exit ${r.code}): ${text.trim()}`,
   );
