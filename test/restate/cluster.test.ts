@@ -1,6 +1,8 @@
-// A real 3-node Restate cluster (restate-server from npm) with the SDK endpoint: calls through
-// every ingress, send + attach, partition leaders, metrics, kill -9 of the busiest leader while
-// calls are in flight, restart, and cleanup. One cluster for the whole file (start-up ~10-20 s).
+// A real 3-node Restate cluster (restate-server from npm) with the SDK endpoint, every node's
+// fabric port and the endpoint behind a TCP proxy (the way the testbed will put Toxiproxy
+// there): calls through every ingress, send + attach, partition leaders, metrics, kill -9 of
+// the busiest leader while calls are in flight, restart, and cleanup. One cluster for the
+// whole file (start-up ~10-20 s).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -11,7 +13,10 @@ import { startRestateCluster, type StartedRestateCluster } from '../../src/targe
 import { listPartitions } from '../../src/targets/restate/partitions.js';
 import { scrape, sumSamples } from '../../src/telemetry/prom-text.js';
 import { sleep } from '../../src/util/backoff.js';
+import { runRestatectl } from '../../src/targets/restate/restatectl.js';
+import { restateExtraSignals, restateSignals } from '../../src/targets/restate/signals.js';
 import { get, pidAlive, post, type HttpResult } from '../helpers/restate.js';
+import { TcpProxy } from '../helpers/tcp-proxy.js';
 
 const PARTITIONS = 8;
 /** Every call after the kill must be answered within this (Restate's failover took ~1-3 s here). */
@@ -19,6 +24,14 @@ const CALL_BOUND_MS = 30_000;
 
 const runDir = mkdtempSync(join(tmpdir(), 'limbo-restate-test-'));
 let started: StartedRestateCluster | undefined;
+const proxies: TcpProxy[] = [];
+/** A TCP proxy to `url`'s host:port, as the same kind of URL. */
+async function proxyTo(url: string): Promise<string> {
+  const proxy = await TcpProxy.start();
+  proxies.push(proxy);
+  proxy.setUpstream(new URL(url).host);
+  return url.replace(new URL(url).host, proxy.address);
+}
 const cluster = (): StartedRestateCluster => {
   assert.ok(started, 'the cluster started');
   return started;
@@ -26,11 +39,18 @@ const cluster = (): StartedRestateCluster => {
 const unique = (): string => randomBytes(4).toString('hex');
 
 before(async () => {
-  started = await startRestateCluster({ runDir, partitions: PARTITIONS, readyTimeoutMs: 240_000 });
+  started = await startRestateCluster({
+    runDir,
+    partitions: PARTITIONS,
+    readyTimeoutMs: 240_000,
+    advertise: (_node, realFabricAddress) => proxyTo(realFabricAddress),
+    serviceUri: (realServiceUrl) => proxyTo(realServiceUrl),
+  });
 });
 
 after(async () => {
   await started?.stop();
+  await Promise.all(proxies.map((p) => p.stop()));
   rmSync(runDir, { recursive: true, force: true });
 });
 
@@ -91,6 +111,19 @@ test('/send, then attach through the other ingresses; a resend with the same ide
   assert.deepEqual(again.json, { invocationId, status: 'PreviouslyAccepted' });
 });
 
+test('nodes advertise their proxies and the endpoint is registered through its proxy', async () => {
+  const c = cluster();
+  for (const [i, n] of c.nodes.entries()) {
+    assert.equal(n.advertisedAddress, `http://${proxies[i]!.address}/`);
+    assert.notEqual(n.advertisedAddress, n.fabricAddress);
+  }
+  const listed = await runRestatectl(['nodes', 'list', '-S', c.nodes[0]!.fabricAddress]);
+  for (const n of c.nodes) assert.ok(listed.stdout.includes(n.advertisedAddress), listed.stdout);
+  assert.equal(c.services.registeredUri, `http://${proxies[3]!.address}`);
+  const deployments = await get(`${c.adminUrls[0]}/deployments`);
+  assert.ok(deployments.text.includes(c.services.registeredUri), deployments.text);
+});
+
 test('every partition has exactly one leader, and each node reports the same leaders', async () => {
   const c = cluster();
   const views = await Promise.all(c.nodes.map((n) => listPartitions(n.fabricAddress)));
@@ -116,6 +149,17 @@ test('metrics on every real fabric port: partitions, leaders, ingress requests',
     leaders += sumSamples(samples, 'restate_num_active_partition_leaders');
   }
   assert.equal(leaders, PARTITIONS, 'the leader gauges of the three nodes add up to the partition count');
+});
+
+test('every Restate metric named in the signal mapping exists on the nodes', async () => {
+  const names = new Set<string>();
+  for (const url of cluster().metricsUrls) for (const s of await scrape(url)) names.add(s.name);
+  const mapped = Object.values(restateSignals).flatMap((m) => (m.kind === 'metric' ? [m.restate] : []));
+  assert.ok(mapped.length >= 4);
+  const absent = [...mapped, ...Object.keys(restateExtraSignals)].filter(
+    (name) => !names.has(name) && !names.has(`${name}_count`),
+  );
+  assert.deepEqual(absent, []);
 });
 
 test('kill -9 of the node leading most partitions: calls through the other ingresses keep being answered', async (t) => {

@@ -36,10 +36,13 @@ export interface RestateClusterOptions {
   /** Logs go to runDir/logs, configs to runDir/config; data lives in a temp dir removed on stop. */
   runDir: string;
   logger?: Logger;
-  /** The fabric address node `node` (1-based) advertises, e.g. a proxy's; default the real one. */
-  advertise?: (node: number, realFabricAddress: string) => string;
+  /**
+   * The fabric address node `node` (1-based) advertises, e.g. `http://127.0.0.1:<proxy port>/`
+   * of a proxy to `realFabricAddress` (called before any node starts); default the real one.
+   */
+  advertise?: (node: number, realFabricAddress: string) => string | Promise<string>;
   /** The URI Restate is given for the service endpoint (e.g. a proxy's); default its real URL. */
-  serviceUri?: (realServiceUrl: string) => string;
+  serviceUri?: (realServiceUrl: string) => string | Promise<string>;
   /** Bound on the whole start-up, until a call succeeded through every ingress (default 180 s). */
   readyTimeoutMs?: number;
 }
@@ -220,10 +223,11 @@ export async function startRestateCluster(options: RestateClusterOptions): Promi
       admin: ports[i * 3 + 1]!,
       ingress: ports[i * 3 + 2]!,
     }));
-    const advertised = real.map((p, i) => {
+    const advertised: string[] = [];
+    for (const [i, p] of real.entries()) {
       const realAddress = `http://127.0.0.1:${p.fabric}/`;
-      return options.advertise?.(i + 1, realAddress) ?? realAddress;
-    });
+      advertised.push((await options.advertise?.(i + 1, realAddress)) ?? realAddress);
+    }
     for (const [i, p] of real.entries()) {
       const index = i + 1;
       const name = `n${index}`;
@@ -279,7 +283,7 @@ export async function startRestateCluster(options: RestateClusterOptions): Promi
 
     await provision(nodes[0]!.fabricAddress, { partitions, replication, deadline, logger });
     const serviceUrl = services!.ready.addresses['http']!;
-    const registeredUri = options.serviceUri?.(serviceUrl) ?? serviceUrl;
+    const registeredUri = (await options.serviceUri?.(serviceUrl)) ?? serviceUrl;
     await registerDeployment(
       nodes.map((n) => n.adminUrl),
       registeredUri,
