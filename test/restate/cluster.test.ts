@@ -254,6 +254,24 @@ test('kill -9 of the node leading most partitions: calls through the other ingre
   t.diagnostic(`restarted node: serving through every ingress ${Date.now() - restartAt} ms after restart()`);
 });
 
+test('pause stops a node (SIGSTOP), resume lets it run again and the cluster serves through every ingress', async () => {
+  const c = cluster();
+  const node = c.nodes[0]!;
+  const state = (): string => {
+    const stat = readFileSync(`/proc/${node.pid()}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  };
+  node.pause();
+  await sleep(200);
+  assert.equal(state(), 'T', 'stopped');
+  const stalled = await post(`${node.ingressUrl}/Echo/echo`, 1, { timeoutMs: 1500 });
+  assert.equal(stalled.status, 0, 'a paused node does not answer');
+  node.resume();
+  await sleep(200);
+  assert.notEqual(state(), 'T');
+  await c.waitUntilServing(90_000);
+});
+
 test('stop ends every process and removes the data dir; logs stay in the run dir', async () => {
   const c = cluster();
   const pids = [...c.nodes.map((n) => n.pid()), c.services.pid].filter((p): p is number => p !== undefined);
