@@ -266,6 +266,8 @@ test('pause stops a node (SIGSTOP), resume lets it run again and the cluster ser
   assert.equal(state(), 'T', 'stopped');
   const stalled = await post(`${node.ingressUrl}/Echo/echo`, 1, { timeoutMs: 1500 });
   assert.equal(stalled.status, 0, 'a paused node does not answer');
+  const leaders = await c.partitionLeaders();
+  assert.equal(leaders.size, PARTITIONS, 'leaders are read through a node that is not paused');
   node.resume();
   await sleep(200);
   assert.notEqual(state(), 'T');

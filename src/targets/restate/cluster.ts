@@ -7,8 +7,8 @@
 //   restate-services (SDK endpoint, HTTP/2) ◀── registered through POST /deployments
 //
 // Start-up: free ports → one TOML config per node → start every node → `restatectl provision`
-// (retried, output read: it exits 0 on failure too) → register the endpoint → wait until Echo
-// answers through every ingress. Every wait is bounded; on any error everything started so far
+// (retried, output read: it exits 0 on failure too) → register the endpoint → wait until every
+// partition has a leader and Echo answers through every ingress (readiness.ts). Every wait is bounded; on any error everything started so far
 // is stopped and the temp data dir removed. Logs go to runDir/logs/, configs to runDir/config/.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,14 +17,15 @@ import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { startProcess, type StartedProcess } from '../../runtime/process.js';
 import { silentLogger, type Logger } from '../../telemetry/logger.js';
-import { sleep } from '../../util/backoff.js';
-import { LimboError, TimeoutError } from '../../util/errors.js';
-import type { ReadyInfo } from '../../util/ready.js';
-import { restateServerBinary } from './binaries.js';
+import { LimboError } from '../../util/errors.js';
 import { freePorts } from './free-ports.js';
 import { nodeConfigToml } from './node-config.js';
 import { listPartitions, type PartitionLeader } from './partitions.js';
-import { provisionCluster } from './restatectl.js';
+import { provision, registerDeployment, waitForLeaders, waitUntilServing } from './readiness.js';
+import { LocalRestateNode, type RestateNode } from './restate-node.js';
+
+export type { RestateNode } from './restate-node.js';
+export { echoOnce } from './readiness.js';
 
 export interface RestateClusterOptions {
   /** Number of nodes, each with every role (default 3). */
@@ -53,33 +54,6 @@ export class RestateClusterError extends LimboError {
   }
 }
 
-export interface RestateNode {
-  /** 1-based, also the node id (`force-node-id`). */
-  readonly index: number;
-  readonly name: string;
-  readonly ingressUrl: string;
-  readonly adminUrl: string;
-  /** The real fabric address, `http://127.0.0.1:<port>/` (observers use this one). */
-  readonly fabricAddress: string;
-  /** What the node advertises to the others (the real address unless `advertise` said otherwise). */
-  readonly advertisedAddress: string;
-  /** Prometheus text, served only on the real fabric port. */
-  readonly metricsUrl: string;
-  readonly logFile: string;
-  readonly configFile: string;
-  /** The PID of the running process, undefined while it is down. */
-  pid(): number | undefined;
-  isRunning(): boolean;
-  kill(signal?: NodeJS.Signals): void;
-  pause(): void;
-  resume(): void;
-  /** Stops the node if it runs (gracefully) and starts it again with the same config and data. */
-  restart(): Promise<void>;
-  /** Starts the node again after a kill or stop (no-op while it runs). */
-  start(): Promise<void>;
-  stop(): Promise<void>;
-}
-
 export interface StartedRestateCluster extends AsyncDisposable {
   readonly nodes: readonly RestateNode[];
   readonly ingressUrls: readonly string[];
@@ -92,103 +66,14 @@ export interface StartedRestateCluster extends AsyncDisposable {
   readonly services: { readonly url: string; readonly registeredUri: string; readonly pid: number };
   /** Milliseconds from the first spawn until a call succeeded through every ingress. */
   readonly startupMs: number;
-  /** Partition → leader, from `restatectl partitions list` through a running node's real fabric port. */
+  /**
+   * Partition → leader, from `restatectl partitions list` through a live node's real fabric
+   * port (running, not paused; the next one if it fails). A partition without leader is absent.
+   */
   partitionLeaders(): Promise<Map<number, PartitionLeader>>;
   /** Bounded wait until Echo answers through each of `ingressUrls` (default: every node's). */
   waitUntilServing(timeoutMs: number, ingressUrls?: readonly string[]): Promise<void>;
   stop(): Promise<void>;
-}
-
-const NODE_READY_TIMEOUT_MS = 30_000;
-const NODE_STOP_GRACE_MS = 8_000;
-const CALL_ATTEMPT_TIMEOUT_MS = 5_000;
-const POLL_INTERVAL_MS = 300;
-
-/** Restate's pretty log prints this when a server socket (the fabric one comes first) is bound. */
-function matchNodeReady(name: string, fabricAddress: string) {
-  return (line: string): ReadyInfo | undefined =>
-    line.includes('Server listening')
-      ? { role: 'restate-server', node: name, pid: 0, addresses: { fabric: fabricAddress } }
-      : undefined;
-}
-
-/** The environment without RESTATE_* variables: the TOML file is the whole configuration. */
-function cleanEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(env).filter(([k]) => !k.startsWith('RESTATE_')));
-}
-
-class LocalRestateNode implements RestateNode {
-  private proc: StartedProcess | undefined;
-  private starting: Promise<void> | undefined;
-
-  constructor(
-    readonly index: number,
-    readonly name: string,
-    readonly ingressUrl: string,
-    readonly adminUrl: string,
-    readonly fabricAddress: string,
-    readonly advertisedAddress: string,
-    readonly logFile: string,
-    readonly configFile: string,
-    private readonly logger: Logger,
-  ) {}
-
-  get metricsUrl(): string {
-    return new URL('/metrics', this.fabricAddress).toString();
-  }
-
-  pid(): number | undefined {
-    return this.proc?.isRunning() ? this.proc.pid : undefined;
-  }
-
-  isRunning(): boolean {
-    return this.proc?.isRunning() ?? false;
-  }
-
-  start(): Promise<void> {
-    if (this.isRunning()) return Promise.resolve();
-    this.starting ??= this.spawn().finally(() => {
-      this.starting = undefined;
-    });
-    return this.starting;
-  }
-
-  private async spawn(): Promise<void> {
-    this.logger.info('starting restate node', { node: this.name, fabric: this.fabricAddress });
-    this.proc = await startProcess({
-      name: `restate-${this.name}`,
-      command: restateServerBinary(),
-      args: ['--no-logo', '--listen-mode', 'tcp', '--config-file', this.configFile],
-      env: cleanEnv(process.env),
-      logFile: this.logFile,
-      readyTimeoutMs: NODE_READY_TIMEOUT_MS,
-      matchReady: matchNodeReady(this.name, this.fabricAddress),
-    });
-    this.logger.info('restate node started', { node: this.name, pid: this.proc.pid });
-  }
-
-  kill(signal: NodeJS.Signals = 'SIGKILL'): void {
-    this.logger.info('signal restate node', { node: this.name, signal });
-    this.proc?.kill(signal);
-  }
-
-  pause(): void {
-    this.kill('SIGSTOP');
-  }
-
-  resume(): void {
-    this.kill('SIGCONT');
-  }
-
-  async restart(): Promise<void> {
-    await this.stop();
-    await this.start();
-  }
-
-  async stop(): Promise<void> {
-    await this.starting?.catch(() => undefined);
-    await this.proc?.stop(NODE_STOP_GRACE_MS);
-  }
 }
 
 export async function startRestateCluster(options: RestateClusterOptions): Promise<StartedRestateCluster> {
@@ -311,11 +196,7 @@ export async function startRestateCluster(options: RestateClusterOptions): Promi
       dataDir,
       services: { url: serviceUrl, registeredUri, pid: servicesProc.pid },
       startupMs,
-      partitionLeaders: async () => {
-        const observer = nodes.find((n) => n.isRunning());
-        if (observer === undefined) throw new RestateClusterError('no restate node is running');
-        return listPartitions(observer.fabricAddress);
-      },
+      partitionLeaders: () => partitionLeaders(nodes),
       waitUntilServing: (timeoutMs, urls = nodes.map((n) => n.ingressUrl)) =>
         waitUntilServing(urls, Date.now() + timeoutMs),
       stop,
@@ -328,99 +209,16 @@ export async function startRestateCluster(options: RestateClusterOptions): Promi
   }
 }
 
-async function provision(
-  fabricAddress: string,
-  o: { partitions: number; replication: number; deadline: number; logger: Logger },
-): Promise<void> {
+async function partitionLeaders(nodes: readonly RestateNode[]): Promise<Map<number, PartitionLeader>> {
+  const observers = nodes.filter((n) => n.isRunning() && !n.isPaused());
+  if (observers.length === 0) throw new RestateClusterError('no restate node is running');
   let last: unknown;
-  for (let attempt = 1; Date.now() < o.deadline; attempt++) {
+  for (const observer of observers) {
     try {
-      const outcome = await provisionCluster(fabricAddress, {
-        partitions: o.partitions,
-        replication: o.replication,
-        timeoutMs: Math.min(20_000, Math.max(1000, o.deadline - Date.now())),
-      });
-      o.logger.info('restate cluster provisioned', { outcome, attempt });
-      return;
+      return await listPartitions(observer.fabricAddress);
     } catch (err) {
       last = err;
-      o.logger.debug('provision attempt failed', { attempt, error: err });
-      await sleep(1000);
     }
   }
-  throw new TimeoutError('restate cluster was not provisioned in time', { cause: last });
-}
-
-async function registerDeployment(
-  adminUrls: readonly string[],
-  uri: string,
-  deadline: number,
-  logger: Logger,
-): Promise<void> {
-  let last = '';
-  for (let attempt = 0; Date.now() < deadline; attempt++) {
-    const adminUrl = adminUrls[attempt % adminUrls.length]!;
-    try {
-      const res = await fetch(new URL('/deployments', adminUrl), {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ uri, force: true }),
-        signal: AbortSignal.timeout(10_000),
-      });
-      const text = await res.text();
-      if (res.ok) {
-        logger.info('restate deployment registered', { uri, adminUrl, attempt });
-        return;
-      }
-      last = `${res.status} ${text}`;
-    } catch (err) {
-      last = err instanceof Error ? err.message : String(err);
-    }
-    await sleep(500);
-  }
-  throw new TimeoutError(`registering ${uri} with restate failed: ${last}`);
-}
-
-async function waitForLeaders(fabricAddress: string, partitions: number, deadline: number): Promise<void> {
-  let last = '';
-  while (Date.now() < deadline) {
-    try {
-      const leaders = await listPartitions(fabricAddress);
-      if (leaders.size >= partitions) return;
-      last = `${leaders.size} of ${partitions} partitions have a leader`;
-    } catch (err) {
-      last = err instanceof Error ? err.message : String(err);
-    }
-    await sleep(500);
-  }
-  throw new TimeoutError(`restate partitions did not all get a leader in time: ${last}`);
-}
-
-/** One Echo call through `ingressUrl`; resolves true when it answered 200 with the input. */
-export async function echoOnce(ingressUrl: string, timeoutMs = CALL_ATTEMPT_TIMEOUT_MS): Promise<boolean> {
-  const probe = { probe: randomBytes(4).toString('hex') };
-  try {
-    const res = await fetch(new URL('/Echo/echo', ingressUrl), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(probe),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    const body = await res.text();
-    return res.status === 200 && body === JSON.stringify(probe);
-  } catch {
-    return false;
-  }
-}
-
-async function waitUntilServing(ingressUrls: readonly string[], deadline: number): Promise<void> {
-  const waitOne = async (url: string): Promise<void> => {
-    while (Date.now() < deadline) {
-      if (await echoOnce(url, Math.min(CALL_ATTEMPT_TIMEOUT_MS, Math.max(100, deadline - Date.now()))))
-        return;
-      await sleep(POLL_INTERVAL_MS);
-    }
-    throw new TimeoutError(`no call succeeded through restate ingress ${url} in time`);
-  };
-  await Promise.all(ingressUrls.map(waitOne));
+  throw last;
 }
