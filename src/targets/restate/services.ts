@@ -10,8 +10,8 @@ import './promise-polyfill.js';
 import { createServer, type Http2Server } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import * as restate from '@restatedev/restate-sdk';
+import { MAX_SLEEP_MS } from '../../services/processor/handlers.js';
 
-export const MAX_SLEEP_MS = 600_000;
 /** Bound on the invocations whose attempts Flaky remembers. */
 const FLAKY_MEMORY = 10_000;
 
