@@ -74,3 +74,31 @@ test('group commit: concurrent appends share fsyncs, each gets its own LSNs', as
   }
   await assert.rejects(log.append([Buffer.from('late')]), { code: 'E_STOPPED' });
 });
+
+test('appends beyond the pending bound are refused as overloaded, the rest stay gap-free', async () => {
+  using dir = tempDir();
+  const log = await PartitionLog.open({
+    partition: 0,
+    file: join(dir.path, 'p.log'),
+    logger: silentLogger,
+    maxPendingBytes: 1000,
+  });
+  try {
+    const results = await Promise.allSettled(
+      Array.from({ length: 40 }, (_, i) => log.append([payload(i, 100)])),
+    );
+    const refused = results.filter((r) => r.status === 'rejected');
+    assert.ok(refused.length > 0, 'some appends were refused');
+    for (const r of refused) assert.equal((r.reason as { code: string }).code, 'E_OVERLOADED');
+    const lsns = results
+      .flatMap((r) => (r.status === 'fulfilled' ? [r.value.firstLsn] : []))
+      .sort((a, b) => a - b);
+    assert.deepEqual(
+      lsns,
+      Array.from({ length: lsns.length }, (_, i) => i + 1),
+    );
+    assert.equal(log.tailLsn, lsns.length);
+  } finally {
+    await log.close();
+  }
+});
