@@ -35,6 +35,11 @@ export interface ReplicaOptions {
   protocol: Protocol;
   completionRetentionMs: number;
   appendTimeoutMs: number;
+  /**
+   * Asks the metadata store for a fresh epoch for this node (compare-and-swap on
+   * `expectedEpoch`); the new assignment then arrives through the partition table.
+   */
+  claimEpoch(expectedEpoch: number): Promise<void>;
   /** Legacy protocol: push a notification to an ingress's subscription, if it has one. */
   notify(ingressId: string, notification: w.IngressNotification): void;
   now?: () => number;
@@ -58,6 +63,7 @@ export class PartitionReplica {
   private readonly sm = new PartitionStateMachine();
   private role: Role = 'follower';
   private announcingEpoch = 0;
+  private seenAssignment = false;
   private epoch = 0;
   private seq = 0;
   private invoker: Invoker | undefined;
@@ -110,11 +116,31 @@ export class PartitionReplica {
   /** The controller's current view of this partition. */
   onAssignment(a: w.PartitionAssignment): void {
     this.knownLeader = a;
+    const first = !this.seenAssignment;
+    this.seenAssignment = true;
+    if (a.leaderNode === this.o.node && first && a.epoch > 0) {
+      // The table still names this node from before a restart: that epoch may already have
+      // an announce (and proposals) of a previous incarnation in the log, so never reuse it.
+      this.claimFreshEpoch(a.epoch);
+      return;
+    }
     if (a.leaderNode === this.o.node) {
       if (a.epoch > this.sm.leaderEpoch && a.epoch > this.announcingEpoch) void this.announce(a.epoch);
       return;
     }
     if (this.role !== 'follower' && (a.leaderNode === '' || a.epoch >= this.epoch)) this.stepDown('revoked');
+  }
+
+  private claimFreshEpoch(epoch: number): void {
+    this.o.claimEpoch(epoch).catch((err: unknown) => {
+      this.o.logger.warn('claiming a fresh epoch failed; waiting for the controller', {
+        partition: this.o.partition,
+        epoch,
+        error: err,
+      });
+      // Let the next table try again.
+      this.seenAssignment = false;
+    });
   }
 
   /** No contact with the controller for longer than the lease. */

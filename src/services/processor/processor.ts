@@ -179,6 +179,17 @@ class ProcessorNode {
         completionRetentionMs: this.o.completionRetentionMs ?? 3_600_000,
         appendTimeoutMs: this.o.appendTimeoutMs ?? 5000,
         notify: (ingressId, n) => this.notify(ingressId, n),
+        claimEpoch: async (expectedEpoch) => {
+          const res = await this.controller.compareAndSwapLeader(
+            { partition: p, expectedEpoch, leaderNode: this.o.node },
+            { timeoutMs: 2000, signal: this.abort.signal },
+          );
+          if (!res.ok)
+            this.o.logger.info('fresh epoch not claimed: the partition moved on', {
+              partition: p,
+              epoch: res.epoch,
+            });
+        },
       });
       this.replicas.set(p, replica);
       replica.start();
