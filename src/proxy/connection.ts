@@ -74,7 +74,12 @@ export class Connection {
     this.downstreamLink.stop();
     for (const socket of [this.client, this.server]) {
       if (mode === 'reset') {
-        if (!socket.destroyed) socket.resetAndDestroy();
+        // A reset in the same tick as a write on that socket goes out as a FIN on Node 20;
+        // one timer tick later it is a real RST. Nothing flows meanwhile: the links are stopped.
+        socket.pause();
+        setTimeout(() => {
+          if (!socket.destroyed) socket.resetAndDestroy();
+        }, 1);
         continue;
       }
       if (socket.destroyed) continue;

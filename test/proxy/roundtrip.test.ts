@@ -1,0 +1,194 @@
+// Data path: payloads of every size arrive intact through a proxy, and 65,535 ordered
+// writes arrive complete and in order while toxics are added, updated and removed.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import {
+  connect,
+  createProxy,
+  echoRoundTrip,
+  portOf,
+  readUntilClose,
+  sleepMs,
+  startTarget,
+  startTestServer,
+  type Target,
+  type TestServer,
+} from './helpers.js';
+
+let target: Target;
+let echo: TestServer;
+before(async () => {
+  target = await startTarget();
+  echo = await startTestServer();
+});
+after(async () => {
+  await echo.stop();
+  await target.stop();
+});
+
+test('small, 64 KB and multi-part payloads round-trip intact', async () => {
+  const proxy = await createProxy(target, echo.address, 'rt');
+  try {
+    const socket = await connect(portOf(proxy));
+    try {
+      const small = Buffer.from('hello toxiproxy\n');
+      assert.deepEqual(await echoRoundTrip(socket, small), small);
+      const big = randomBytes(64 * 1024);
+      assert.deepEqual(await echoRoundTrip(socket, big), big);
+      const parts = Array.from({ length: 20 }, (_v, i) => randomBytes(1000 + i * 337));
+      const all = Buffer.concat(parts);
+      const got = new Promise<Buffer>((resolve, reject) => {
+        const chunks: Buffer[] = [];
+        let n = 0;
+        const timer = setTimeout(() => reject(new Error('multi-part timed out')), 10_000);
+        socket.on('data', (d: Buffer) => {
+          chunks.push(d);
+          n += d.length;
+          if (n >= all.length) {
+            clearTimeout(timer);
+            resolve(Buffer.concat(chunks));
+          }
+        });
+      });
+      for (const p of parts) {
+        socket.write(p);
+        await sleepMs(1);
+      }
+      assert.deepEqual(await got, all);
+    } finally {
+      socket.destroy();
+    }
+  } finally {
+    await proxy.remove();
+  }
+});
+
+test('65,535 ordered writes arrive complete and in order while toxics come and go', async () => {
+  const received: Buffer[] = [];
+  let receivedBytes = 0;
+  const writes = 65_535;
+  const total = writes * 2;
+  let resolveAll!: () => void;
+  const allArrived = new Promise<void>((r) => (resolveAll = r));
+  await using sink = await startTestServer((s) =>
+    s.on('data', (d: Buffer) => {
+      received.push(d);
+      receivedBytes += d.length;
+      if (receivedBytes >= total) resolveAll();
+    }),
+  );
+  const proxy = await createProxy(target, sink.address, 'order');
+  try {
+    const socket = await connect(portOf(proxy));
+    let stopChurn = false;
+    const churn = (async () => {
+      let i = 0;
+      while (!stopChurn) {
+        const types = [
+          { type: 'latency', attributes: { latency: 1, jitter: 1 } },
+          { type: 'bandwidth', attributes: { rate: 100_000 } },
+          { type: 'slicer', attributes: { average_size: 64, size_variation: 32, delay: 0 } },
+        ] as const;
+        const spec = types[i % types.length]!;
+        const toxic = await proxy.addToxic({
+          name: `churn_${i}`,
+          type: spec.type,
+          stream: 'upstream',
+          toxicity: 1,
+          attributes: spec.attributes as never,
+        });
+        await sleepMs(5);
+        if (i % 2 === 0) await toxic.update({ ...toxic.toJson(), toxicity: 0.5 } as never);
+        await sleepMs(5);
+        await toxic.remove();
+        i += 1;
+      }
+      return i;
+    })();
+    for (let i = 0; i < writes; i++) {
+      const b = Buffer.alloc(2);
+      b.writeUInt16BE(i);
+      if (!socket.write(b)) await new Promise((r) => socket.once('drain', r));
+    }
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      allArrived,
+      new Promise((_r, reject) => {
+        timer = setTimeout(() => reject(new Error(`only ${receivedBytes} of ${total} bytes arrived`)), 60_000);
+      }),
+    ]);
+    clearTimeout(timer);
+    stopChurn = true;
+    const rounds = await churn;
+    const data = Buffer.concat(received);
+    assert.equal(data.length, total);
+    for (let i = 0; i < writes; i++) {
+      const v = data.readUInt16BE(i * 2);
+      if (v !== i) assert.fail(`write ${i} arrived as ${v}`);
+    }
+    assert.ok(rounds >= 1, 'toxics were added and removed while writing');
+    socket.destroy();
+  } finally {
+    await proxy.remove();
+  }
+});
+
+test('an unreachable upstream: the client is accepted, then closed at once', async () => {
+  const gone = await startTestServer();
+  const address = gone.address;
+  await gone.stop();
+  const proxy = await createProxy(target, address, 'down');
+  try {
+    const socket = await connect(portOf(proxy));
+    const closing = await readUntilClose(socket, 5000);
+    assert.equal(closing.data.length, 0);
+  } finally {
+    await proxy.remove();
+  }
+});
+
+test('a disabled proxy refuses connections; enabled again it listens on the same address', async () => {
+  const proxy = await createProxy(target, echo.address, 'toggle');
+  try {
+    const port = portOf(proxy);
+    const live = await connect(port);
+    const liveClosed = readUntilClose(live, 5000);
+    const disabled = await proxy.update({ ...proxy.toJson(), enabled: false });
+    assert.equal(disabled.enabled, false);
+    await liveClosed;
+    await assert.rejects(connect(port), /ECONNREFUSED/);
+    const enabled = await disabled.update({ ...disabled.toJson(), enabled: true });
+    assert.equal(portOf(enabled), port);
+    const socket = await connect(port);
+    assert.deepEqual(await echoRoundTrip(socket, Buffer.from('again')), Buffer.from('again'));
+    socket.destroy();
+  } finally {
+    await proxy.remove();
+  }
+});
+
+test('/reset keeps listen ports and live connections, enables proxies and removes toxics', async () => {
+  const proxy = await createProxy(target, echo.address, 'reset');
+  try {
+    const socket = await connect(portOf(proxy));
+    assert.deepEqual(await echoRoundTrip(socket, Buffer.from('one')), Buffer.from('one'));
+    await proxy.addToxic({ name: 'lat', type: 'latency', stream: 'downstream', toxicity: 1, attributes: { latency: 50, jitter: 0 } });
+    await target.client.reset();
+    const after = await target.client.get(proxy.name);
+    assert.equal(after.listen, proxy.listen);
+    assert.equal(after.enabled, true);
+    const toxics = (await (await fetch(`${target.url}/proxies/${proxy.name}/toxics`)).json()) as unknown[];
+    assert.deepEqual(toxics, []);
+    assert.deepEqual(await echoRoundTrip(socket, Buffer.from('two')), Buffer.from('two'));
+    socket.destroy();
+    // A disabled proxy is enabled by /reset.
+    await after.update({ ...after.toJson(), enabled: false });
+    await target.client.reset();
+    const again = await target.client.get(proxy.name);
+    assert.equal(again.enabled, true);
+    assert.equal(again.listen, proxy.listen);
+  } finally {
+    await proxy.remove();
+  }
+});
