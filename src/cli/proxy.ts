@@ -10,7 +10,13 @@ import { UsageError } from '../util/errors.js';
 
 const options = {
   host: { type: 'string', default: '127.0.0.1', description: 'address the HTTP API listens on' },
-  port: { type: 'int', default: 8474, min: 0, max: 65535, description: 'port of the HTTP API (0 = any free)' },
+  port: {
+    type: 'int',
+    default: 8474,
+    min: 0,
+    max: 65535,
+    description: 'port of the HTTP API (0 = any free)',
+  },
 } satisfies OptionSpecs;
 
 const description =
@@ -27,7 +33,11 @@ export const proxyCommand: Command = {
     }
     if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument "${parsed.positionals[0]}"`);
     const logger = createLogger('proxy', { level: env.LIMBO_LOG_LEVEL === 'debug' ? 'debug' : 'info' });
-    const server = await startToxiproxyServer({ host: parsed.options.host, port: parsed.options.port, logger });
+    const server = await startToxiproxyServer({
+      host: parsed.options.host,
+      port: parsed.options.port,
+      logger,
+    });
     process.stdout.write(
       formatReadyLine({
         role: 'proxy',

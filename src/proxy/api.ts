@@ -12,7 +12,8 @@ import type { Logger } from '../telemetry/logger.js';
 export const toxiproxyVersion = '2.12.0';
 const maxBodyBytes = 1024 * 1024;
 
-type Handler = (params: string[], body: () => Promise<unknown>) => Promise<[number, unknown]>;
+type Reply = [status: number, body: unknown];
+type Handler = (params: string[], body: () => Promise<unknown>) => Reply | Promise<Reply>;
 interface Route {
   pattern: RegExp;
   methods: Record<string, Handler>;
@@ -29,7 +30,7 @@ export function createApiHandler(
     {
       pattern: /^\/proxies$/,
       methods: {
-        GET: async () => [200, Object.fromEntries(c.all().map((p) => [p.name, proxyJson(p)]))],
+        GET: () => [200, Object.fromEntries(c.all().map((p) => [p.name, proxyJson(p)]))],
         POST: async (_p, body) => {
           const b = await body();
           return ex(async () => [201, proxyJson(await c.create(b))]);
@@ -56,12 +57,12 @@ export function createApiHandler(
     },
     {
       pattern: /^\/version$/,
-      methods: { GET: async () => [200, { version: toxiproxyVersion }] },
+      methods: { GET: () => [200, { version: toxiproxyVersion }] },
     },
     {
       pattern: /^\/proxies\/([^/]+)$/,
       methods: {
-        GET: async ([name]) => [200, proxyJson(c.get(name as string))],
+        GET: ([name]) => [200, proxyJson(c.get(name as string))],
         POST: updateProxy,
         PATCH: updateProxy,
         DELETE: async ([name]) => ex(async () => [204, await c.remove(name as string)]),
@@ -70,7 +71,7 @@ export function createApiHandler(
     {
       pattern: /^\/proxies\/([^/]+)\/toxics$/,
       methods: {
-        GET: async ([name]) => [200, proxyJson(c.get(name as string)).toxics],
+        GET: ([name]) => [200, proxyJson(c.get(name as string)).toxics],
         POST: async ([name], body) => {
           const proxy = c.get(name as string);
           const b = await body();
@@ -81,7 +82,7 @@ export function createApiHandler(
     {
       pattern: /^\/proxies\/([^/]+)\/toxics\/([^/]+)$/,
       methods: {
-        GET: async ([p, t]) => [200, toxicJson(c.findToxic(c.get(p as string), t as string))],
+        GET: ([p, t]) => [200, toxicJson(c.findToxic(c.get(p as string), t as string))],
         POST: updateToxic,
         PATCH: updateToxic,
         DELETE: async ([p, t]) => ex(async () => [204, await c.removeToxic(c.get(p as string), t as string)]),
@@ -139,14 +140,18 @@ export function createApiHandler(
     if (!route || !params) return send(404, { error: 'not found', status: 404 });
     const handler = route.methods[method];
     if (!handler) return send(405, { error: 'method not allowed', status: 405 });
-    handler(params, () => readBody(req).then(parseJsonBody)).then(
-      ([status, value]) => send(status, value),
-      (err: unknown) => {
-        if (err instanceof ApiError) return send(err.status, { error: err.message, status: err.status });
-        logger.error('api request failed', { method, path, err });
-        send(500, { error: err instanceof Error ? err.message : String(err), status: 500 });
-      },
-    );
+    const readJson = (): Promise<unknown> => readBody(req).then(parseJsonBody);
+    const route0 = params;
+    Promise.resolve()
+      .then(() => handler(route0, readJson))
+      .then(
+        ([status, value]) => send(status, value),
+        (err: unknown) => {
+          if (err instanceof ApiError) return send(err.status, { error: err.message, status: err.status });
+          logger.error('api request failed', { method, path, err });
+          send(500, { error: err instanceof Error ? err.message : String(err), status: 500 });
+        },
+      );
   };
 }
 

@@ -43,8 +43,16 @@ export class Connection {
       queueLimits: hooks.queueLimits,
       reset: () => this.close('reset'),
     };
-    this.upstreamLink = new Link('upstream', toxics.filter((t) => t.stream === 'upstream'), host);
-    this.downstreamLink = new Link('downstream', toxics.filter((t) => t.stream === 'downstream'), host);
+    this.upstreamLink = new Link(
+      'upstream',
+      toxics.filter((t) => t.stream === 'upstream'),
+      host,
+    );
+    this.downstreamLink = new Link(
+      'downstream',
+      toxics.filter((t) => t.stream === 'downstream'),
+      host,
+    );
   }
 
   start(): void {

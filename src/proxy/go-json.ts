@@ -63,7 +63,9 @@ export function decodeInto(
     if (value === undefined || value === null) continue;
     if (!fits(kind, value)) {
       const shown = typeof value === 'number' && kind === 'int' ? `number ${value}` : jsonKind(value);
-      throw badBody(`json: cannot unmarshal ${shown} into Go struct field ${goType}.${key} of type ${goKinds[kind]}`);
+      throw badBody(
+        `json: cannot unmarshal ${shown} into Go struct field ${goType}.${key} of type ${goKinds[kind]}`,
+      );
     }
     target[key] = value;
   }

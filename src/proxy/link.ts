@@ -7,7 +7,7 @@
 // `output` names at that moment, and a removed stage first flushes what it held, then its
 // queued input is moved on in order. So changing toxics on a live connection neither
 // loses nor reorders bytes.
-import { ChunkQueue, END, type QueueLimits } from './chunk-queue.js';
+import { ChunkQueue, END, type QueueLimits, type StreamItem } from './chunk-queue.js';
 import type { Direction, Toxic, ToxicConfig, ToxicStub } from './toxic.js';
 import { noopToxic } from './toxics/noop.js';
 import type { Logger } from '../telemetry/logger.js';
@@ -43,7 +43,8 @@ class Stage {
     const signal = this.controller.signal;
     const config = this.config;
     const hit = config === undefined || this.host.random() < config.toxicity;
-    const toxic = config === undefined || !hit ? noopToxic : config.definition.create({ ...config.attributes });
+    const toxic =
+      config === undefined || !hit ? noopToxic : config.definition.create({ ...config.attributes });
     this.toxic = toxic;
     const stub = this.makeStub(signal);
     this.stub = stub;
@@ -70,7 +71,11 @@ class Stage {
       return !signal.aborted;
     };
     return {
-      receive: async () => ((await waitForRoom()) ? ((await this.input.receive(signal)) as never) : undefined),
+      receive: async () => {
+        if (!(await waitForRoom())) return undefined;
+        // Without a timeout the queue never answers 'timeout'.
+        return (await this.input.receive(signal)) as StreamItem | undefined;
+      },
       receiveWithin: async (timeoutMs) =>
         (await waitForRoom()) ? this.input.receive(signal, timeoutMs) : undefined,
       send: (item) => {

@@ -18,7 +18,13 @@ export interface ProxyWithToxicsJson extends ProxyJson {
 }
 
 export function toxicJson(t: ToxicConfig): ToxicJson {
-  return { attributes: { ...t.attributes }, name: t.name, type: t.type, stream: t.stream, toxicity: t.toxicity };
+  return {
+    attributes: { ...t.attributes },
+    name: t.name,
+    type: t.type,
+    stream: t.stream,
+    toxicity: t.toxicity,
+  };
 }
 
 export function proxyJson(p: Proxy): ProxyWithToxicsJson {
@@ -87,7 +93,8 @@ export class ProxyCollection {
     });
     inputs.forEach((input, i) => {
       if (input.name === '') throw new ApiError(400, `missing required field: name at proxy ${i + 1}`);
-      if (input.upstream === '') throw new ApiError(400, `missing required field: upstream at proxy ${i + 1}`);
+      if (input.upstream === '')
+        throw new ApiError(400, `missing required field: upstream at proxy ${i + 1}`);
     });
     const created: Proxy[] = [];
     for (const input of inputs) {
@@ -109,7 +116,12 @@ export class ProxyCollection {
 
   async update(name: string, body: unknown): Promise<Proxy> {
     const proxy = this.get(name);
-    const input: ProxyInput = { name, listen: proxy.listen, upstream: proxy.upstream, enabled: proxy.enabled };
+    const input: ProxyInput = {
+      name,
+      listen: proxy.listen,
+      upstream: proxy.upstream,
+      enabled: proxy.enabled,
+    };
     decodeInto(body, proxyFields, 'proxy.Proxy', input as unknown as Record<string, unknown>);
     if (input.listen !== proxy.listen || input.upstream !== proxy.upstream) {
       await proxy.stop();
@@ -149,7 +161,12 @@ export class ProxyCollection {
 
   async addToxic(proxy: Proxy, body: unknown): Promise<ToxicConfig> {
     const input = { name: '', type: '', stream: 'downstream', toxicity: 1, attributes: {} as unknown };
-    decodeInto(body, { name: 'string', type: 'string', stream: 'string', toxicity: 'float' }, 'toxics.ToxicWrapper', input);
+    decodeInto(
+      body,
+      { name: 'string', type: 'string', stream: 'string', toxicity: 'float' },
+      'toxics.ToxicWrapper',
+      input,
+    );
     const stream = parseStream(input.stream);
     const name = input.name === '' ? `${input.type}_${stream}` : input.name;
     const definition = toxicRegistry.get(input.type);
@@ -158,7 +175,14 @@ export class ProxyCollection {
     const attributes = Object.fromEntries(definition.attributes.map((a) => [a, 0]));
     decodeInto(body, { attributes: 'object' }, 'toxics.ToxicWrapper', input);
     decodeAttributes(input.attributes, definition.type, attributes);
-    const config: ToxicConfig = { name, type: definition.type, stream, toxicity: input.toxicity, attributes, definition };
+    const config: ToxicConfig = {
+      name,
+      type: definition.type,
+      stream,
+      toxicity: input.toxicity,
+      attributes,
+      definition,
+    };
     await proxy.addToxic(config);
     return config;
   }
@@ -166,7 +190,12 @@ export class ProxyCollection {
   async updateToxic(proxy: Proxy, name: string, body: unknown): Promise<ToxicConfig> {
     const toxic = this.findToxic(proxy, name);
     const input = { toxicity: toxic.toxicity, attributes: {} as unknown };
-    decodeInto(body, { toxicity: 'float', attributes: 'object' }, 'struct { Attributes interface {}; Toxicity float32 }', input);
+    decodeInto(
+      body,
+      { toxicity: 'float', attributes: 'object' },
+      'struct { Attributes interface {}; Toxicity float32 }',
+      input,
+    );
     const attributes = { ...toxic.attributes };
     decodeAttributes(input.attributes, toxic.type, attributes);
     toxic.attributes = attributes;
@@ -180,7 +209,12 @@ export class ProxyCollection {
   }
 
   private async add(input: ProxyInput): Promise<Proxy> {
-    const proxy = new Proxy(input.name, input.listen === '' ? '127.0.0.1:0' : input.listen, input.upstream, this.hooks);
+    const proxy = new Proxy(
+      input.name,
+      input.listen === '' ? '127.0.0.1:0' : input.listen,
+      input.upstream,
+      this.hooks,
+    );
     if (input.enabled) await proxy.start();
     this.proxies.set(proxy.name, proxy);
     return proxy;

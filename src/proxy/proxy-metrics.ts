@@ -6,8 +6,8 @@ import type { Proxy } from './proxy.js';
 import type { Direction } from './toxic.js';
 
 export interface ProxyMetrics {
-  received(proxy: Proxy, direction: Direction, bytes: number): void;
-  sent(proxy: Proxy, direction: Direction, bytes: number): void;
+  received: (proxy: Proxy, direction: Direction, bytes: number) => void;
+  sent: (proxy: Proxy, direction: Direction, bytes: number) => void;
 }
 
 export function createProxyMetrics(registry: Registry): ProxyMetrics {

@@ -31,7 +31,9 @@ export interface StartedToxiproxyServer extends AsyncDisposable {
   stop(): Promise<void>;
 }
 
-export async function startToxiproxyServer(options: ToxiproxyServerOptions = {}): Promise<StartedToxiproxyServer> {
+export async function startToxiproxyServer(
+  options: ToxiproxyServerOptions = {},
+): Promise<StartedToxiproxyServer> {
   const host = options.host ?? '127.0.0.1';
   const logger = options.logger ?? silentLogger;
   const registry = options.registry ?? createRegistry();

@@ -94,7 +94,11 @@ export function connect(port: number, timeoutMs = 5000): Promise<net.Socket> {
 }
 
 /** Reads until `n` bytes have arrived (or the socket ends / `timeoutMs` passes). */
-export function readBytes(socket: net.Socket, n: number, timeoutMs = 10_000): Promise<{ data: Buffer; reads: number }> {
+export function readBytes(
+  socket: net.Socket,
+  n: number,
+  timeoutMs = 10_000,
+): Promise<{ data: Buffer; reads: number }> {
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = [];
     let size = 0;
@@ -114,7 +118,10 @@ export function readBytes(socket: net.Socket, n: number, timeoutMs = 10_000): Pr
       if (size >= n) finish();
     };
     const onEnd = (): void => finish(size >= n ? undefined : new Error(`ended after ${size} of ${n} bytes`));
-    const timer = setTimeout(() => finish(new Error(`read timed out after ${size} of ${n} bytes`)), timeoutMs);
+    const timer = setTimeout(
+      () => finish(new Error(`read timed out after ${size} of ${n} bytes`)),
+      timeoutMs,
+    );
     socket.on('data', onData);
     socket.once('end', onEnd);
     socket.once('close', onEnd);
@@ -138,7 +145,9 @@ export function readUntilClose(socket: net.Socket, timeoutMs = 10_000): Promise<
     let ended = false;
     const timer = setTimeout(() => {
       socket.destroy();
-      reject(new Error(`socket still open after ${timeoutMs} ms (${Buffer.concat(parts).length} bytes read)`));
+      reject(
+        new Error(`socket still open after ${timeoutMs} ms (${Buffer.concat(parts).length} bytes read)`),
+      );
     }, timeoutMs);
     socket.on('data', (d: Buffer) => parts.push(d));
     socket.on('end', () => {
@@ -170,7 +179,11 @@ export async function withTimeout<T>(p: Promise<T>, ms: number, what: string): P
 }
 
 /** Round trip: write `payload`, read back as many bytes (through an echo upstream). */
-export async function echoRoundTrip(socket: net.Socket, payload: Buffer, timeoutMs = 10_000): Promise<Buffer> {
+export async function echoRoundTrip(
+  socket: net.Socket,
+  payload: Buffer,
+  timeoutMs = 10_000,
+): Promise<Buffer> {
   const reading = readBytes(socket, payload.length, timeoutMs);
   socket.write(payload);
   return (await reading).data;

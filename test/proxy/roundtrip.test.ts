@@ -99,7 +99,7 @@ test('65,535 ordered writes arrive complete and in order while toxics come and g
           attributes: spec.attributes as never,
         });
         await sleepMs(5);
-        if (i % 2 === 0) await toxic.update({ ...toxic.toJson(), toxicity: 0.5 } as never);
+        if (i % 2 === 0) await toxic.update({ ...toxic.toJson(), toxicity: 0.5 });
         await sleepMs(5);
         await toxic.remove();
         i += 1;
@@ -115,7 +115,10 @@ test('65,535 ordered writes arrive complete and in order while toxics come and g
     await Promise.race([
       allArrived,
       new Promise((_r, reject) => {
-        timer = setTimeout(() => reject(new Error(`only ${receivedBytes} of ${total} bytes arrived`)), 60_000);
+        timer = setTimeout(
+          () => reject(new Error(`only ${receivedBytes} of ${total} bytes arrived`)),
+          60_000,
+        );
       }),
     ]);
     clearTimeout(timer);
@@ -173,7 +176,13 @@ test('/reset keeps listen ports and live connections, enables proxies and remove
   try {
     const socket = await connect(portOf(proxy));
     assert.deepEqual(await echoRoundTrip(socket, Buffer.from('one')), Buffer.from('one'));
-    await proxy.addToxic({ name: 'lat', type: 'latency', stream: 'downstream', toxicity: 1, attributes: { latency: 50, jitter: 0 } });
+    await proxy.addToxic({
+      name: 'lat',
+      type: 'latency',
+      stream: 'downstream',
+      toxicity: 1,
+      attributes: { latency: 50, jitter: 0 },
+    });
     await target.client.reset();
     const after = await target.client.get(proxy.name);
     assert.equal(after.listen, proxy.listen);

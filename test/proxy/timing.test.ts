@@ -46,11 +46,21 @@ for (const stream of ['upstream', 'downstream'] as const) {
   test(`latency ${stream}: each round trip is delayed by latency ± jitter (+10 ms)`, async () => {
     const proxy = await createProxy(target, echo.address, `lat_${stream}`);
     try {
-      await proxy.addToxic({ name: 'lat', type: 'latency', stream, toxicity: 1, attributes: { latency: 100, jitter: 20 } });
+      await proxy.addToxic({
+        name: 'lat',
+        type: 'latency',
+        stream,
+        toxicity: 1,
+        attributes: { latency: 100, jitter: 20 },
+      });
       const times = await timedRoundTrip(portOf(proxy), 4);
-      for (const t of times) assert.ok(t >= 80 - 1, `round trip ${t.toFixed(1)} ms is shorter than latency - jitter`);
+      for (const t of times)
+        assert.ok(t >= 80 - 1, `round trip ${t.toFixed(1)} ms is shorter than latency - jitter`);
       const best = Math.min(...times);
-      assert.ok(best <= 100 + 20 + 10, `best round trip ${best.toFixed(1)} ms exceeds latency + jitter + 10 ms`);
+      assert.ok(
+        best <= 100 + 20 + 10,
+        `best round trip ${best.toFixed(1)} ms exceeds latency + jitter + 10 ms`,
+      );
     } finally {
       await proxy.remove();
     }
@@ -61,9 +71,18 @@ test('latency: two stacked 500 ms toxics give about 1000 ms', async () => {
   const proxy = await createProxy(target, echo.address, 'stacked');
   try {
     for (const name of ['a', 'b'])
-      await proxy.addToxic({ name, type: 'latency', stream: 'downstream', toxicity: 1, attributes: { latency: 500, jitter: 0 } });
+      await proxy.addToxic({
+        name,
+        type: 'latency',
+        stream: 'downstream',
+        toxicity: 1,
+        attributes: { latency: 500, jitter: 0 },
+      });
     const [t] = await timedRoundTrip(portOf(proxy), 1);
-    assert.ok(t !== undefined && t >= 1000 - 1 && t <= 1000 + 150, `stacked latency took ${t?.toFixed(1)} ms`);
+    assert.ok(
+      t !== undefined && t >= 1000 - 1 && t <= 1000 + 150,
+      `stacked latency took ${t?.toFixed(1)} ms`,
+    );
   } finally {
     await proxy.remove();
   }
@@ -72,7 +91,13 @@ test('latency: two stacked 500 ms toxics give about 1000 ms', async () => {
 test('latency is pipelined: 10 chunks 20 ms apart under 300 ms latency take about 300 + 180 ms, not 3 s', async () => {
   const proxy = await createProxy(target, echo.address, 'pipelined');
   try {
-    await proxy.addToxic({ name: 'lat', type: 'latency', stream: 'downstream', toxicity: 1, attributes: { latency: 300, jitter: 0 } });
+    await proxy.addToxic({
+      name: 'lat',
+      type: 'latency',
+      stream: 'downstream',
+      toxicity: 1,
+      attributes: { latency: 300, jitter: 0 },
+    });
     const socket = await connect(portOf(proxy));
     try {
       const start = performance.now();
@@ -95,7 +120,13 @@ test('latency is pipelined: 10 chunks 20 ms apart under 300 ms latency take abou
 test('removing a latency toxic lets through what it held back at once', async () => {
   const proxy = await createProxy(target, echo.address, 'release');
   try {
-    const toxic = await proxy.addToxic({ name: 'lat', type: 'latency', stream: 'downstream', toxicity: 1, attributes: { latency: 5000, jitter: 0 } });
+    const toxic = await proxy.addToxic({
+      name: 'lat',
+      type: 'latency',
+      stream: 'downstream',
+      toxicity: 1,
+      attributes: { latency: 5000, jitter: 0 },
+    });
     const socket = await connect(portOf(proxy));
     try {
       const start = performance.now();
@@ -120,7 +151,13 @@ test('bandwidth: 480 KB at 1000 KB/s takes about 480 ms', async () => {
   await using source = await startTestServer((s) => s.end(payload));
   const proxy = await createProxy(target, source.address, 'bw');
   try {
-    await proxy.addToxic({ name: 'bw', type: 'bandwidth', stream: 'downstream', toxicity: 1, attributes: { rate: 1000 } });
+    await proxy.addToxic({
+      name: 'bw',
+      type: 'bandwidth',
+      stream: 'downstream',
+      toxicity: 1,
+      attributes: { rate: 1000 },
+    });
     const start = performance.now();
     const socket = await connect(portOf(proxy));
     try {

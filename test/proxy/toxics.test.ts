@@ -59,7 +59,13 @@ for (const c of limitCases) {
     await using recorder = await startRecorder();
     const proxy = await createProxy(target, recorder.address, 'limit');
     try {
-      await proxy.addToxic({ name: 'limit', type: 'limit_data', stream: 'upstream', toxicity: 1, attributes: { bytes: 100 } });
+      await proxy.addToxic({
+        name: 'limit',
+        type: 'limit_data',
+        stream: 'upstream',
+        toxicity: 1,
+        attributes: { bytes: 100 },
+      });
       const socket = await connect(portOf(proxy));
       const closing = readUntilClose(socket, 5000);
       let sent = 0;
@@ -88,7 +94,13 @@ test('limit_data 0 sends nothing and closes', async () => {
   await using recorder = await startRecorder();
   const proxy = await createProxy(target, recorder.address, 'limit0');
   try {
-    await proxy.addToxic({ name: 'limit', type: 'limit_data', stream: 'upstream', toxicity: 1, attributes: { bytes: 0 } });
+    await proxy.addToxic({
+      name: 'limit',
+      type: 'limit_data',
+      stream: 'upstream',
+      toxicity: 1,
+      attributes: { bytes: 0 },
+    });
     const socket = await connect(portOf(proxy));
     const closing = readUntilClose(socket, 5000);
     socket.write('anything');
@@ -108,7 +120,13 @@ for (const stream of ['upstream', 'downstream'] as const) {
       });
       const proxy = await createProxy(target, greeter.address, 'reset');
       try {
-        await proxy.addToxic({ name: 'rst', type: 'reset_peer', stream, toxicity: 1, attributes: { timeout: timeoutMs } });
+        await proxy.addToxic({
+          name: 'rst',
+          type: 'reset_peer',
+          stream,
+          toxicity: 1,
+          attributes: { timeout: timeoutMs },
+        });
         const socket = await connect(portOf(proxy));
         const start = performance.now();
         const closing = readUntilClose(socket, 5000);
@@ -128,7 +146,13 @@ test('timeout 0: removing it ends both sides within 1 s', async () => {
   await using server = await startTestServer((s) => (serverSide = s));
   const proxy = await createProxy(target, server.address, 'timeout_rm');
   try {
-    const toxic = await proxy.addToxic({ name: 't', type: 'timeout', stream: 'downstream', toxicity: 1, attributes: { timeout: 0 } });
+    const toxic = await proxy.addToxic({
+      name: 't',
+      type: 'timeout',
+      stream: 'downstream',
+      toxicity: 1,
+      attributes: { timeout: 0 },
+    });
     const socket = await connect(portOf(proxy));
     for (let i = 0; i < 100 && serverSide === undefined; i++) await sleepMs(10);
     assert.ok(serverSide, 'the upstream was dialled');
@@ -147,7 +171,13 @@ test('timeout 0: removing it ends both sides within 1 s', async () => {
 test('timeout with toxicity 0 passes data; updated to toxicity 1 / 100 ms it ends the connection', async () => {
   const proxy = await createProxy(target, echo.address, 'timeout_tox');
   try {
-    const toxic = await proxy.addToxic({ name: 't', type: 'timeout', stream: 'downstream', toxicity: 0, attributes: { timeout: 100 } });
+    const toxic = await proxy.addToxic({
+      name: 't',
+      type: 'timeout',
+      stream: 'downstream',
+      toxicity: 0,
+      attributes: { timeout: 100 },
+    });
     assert.equal(toxic.toxicity, 0);
     const socket = await connect(portOf(proxy));
     assert.deepEqual(await echoRoundTrip(socket, Buffer.from('still here'), 5000), Buffer.from('still here'));
@@ -166,7 +196,13 @@ test('timeout with toxicity 0 passes data; updated to toxicity 1 / 100 ms it end
 test('timeout drops data and closes after the timeout without input', async () => {
   const proxy = await createProxy(target, echo.address, 'timeout_drop');
   try {
-    await proxy.addToxic({ name: 't', type: 'timeout', stream: 'upstream', toxicity: 1, attributes: { timeout: 200 } });
+    await proxy.addToxic({
+      name: 't',
+      type: 'timeout',
+      stream: 'upstream',
+      toxicity: 1,
+      attributes: { timeout: 200 },
+    });
     const socket = await connect(portOf(proxy));
     const start = performance.now();
     const closing = readUntilClose(socket, 5000);
@@ -183,7 +219,13 @@ test('slow_close: data passes at once, the close comes after the delay', async (
   await using server = await startTestServer((s) => s.end('bye'));
   const proxy = await createProxy(target, server.address, 'slowclose');
   try {
-    await proxy.addToxic({ name: 'sc', type: 'slow_close', stream: 'downstream', toxicity: 1, attributes: { delay: 300 } });
+    await proxy.addToxic({
+      name: 'sc',
+      type: 'slow_close',
+      stream: 'downstream',
+      toxicity: 1,
+      attributes: { delay: 300 },
+    });
     const socket = await connect(portOf(proxy));
     const start = performance.now();
     let firstDataMs = -1;

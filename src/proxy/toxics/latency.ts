@@ -15,7 +15,8 @@ export const latencyToxic: ToxicDefinition = {
         const item = await stub.receive();
         if (item === undefined) return;
         if (item === END) return stub.close();
-        const delayMs = jitterMs > 0 ? latencyMs + Math.floor(stub.random() * 2 * jitterMs) - jitterMs : latencyMs;
+        const delayMs =
+          jitterMs > 0 ? latencyMs + Math.floor(stub.random() * 2 * jitterMs) - jitterMs : latencyMs;
         const waitMs = item.timestampMs + delayMs - performance.now();
         if (waitMs > 0) {
           const slept = await stub.sleep(waitMs);
