@@ -104,6 +104,7 @@ export class Connection {
   /** Socket → link input, pausing the socket while the link is full. */
   private pump(socket: net.Socket, link: Link): void {
     socket.on('data', (data: Buffer) => {
+      if (this.closed) return; // closing: nobody reads the links any more
       this.hooks.onReceived(link.direction, data.length);
       link.input.push({ data, timestampMs: performance.now() });
       if (link.input.isFull && !socket.isPaused()) {
