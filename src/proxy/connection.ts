@@ -82,8 +82,8 @@ export class Connection {
     this.downstreamLink.stop();
     for (const socket of [this.client, this.server]) {
       if (mode === 'reset') {
-        // A reset in the same tick as a write on that socket goes out as a FIN on Node 20;
-        // one timer tick later it is a real RST. Nothing flows meanwhile: the links are stopped.
+        // One timer tick after the last write: if data and the RST reach a Node (libuv)
+        // peer in the same poll, it reports a clean end instead of ECONNRESET.
         socket.pause();
         setTimeout(() => {
           if (!socket.destroyed) socket.resetAndDestroy();

@@ -128,3 +128,30 @@ test('`limbo proxy` prints its ready line, serves the API and stops on SIGTERM',
     await proc.stop();
   }
 });
+
+test('toxicity is drawn per connection and direction from the injected random source', async () => {
+  // Draws in order: each new connection draws once per toxic in its upstream link, then its
+  // downstream link. One downstream toxic, toxicity 0.5: 0.9 misses, 0.1 hits.
+  const draws = [0.9, 0.1, 0.9, 0.1];
+  let next = 0;
+  await using server = await startToxiproxyServer({ port: 0, random: () => draws[next++ % draws.length]! });
+  await using echo = await startTestServer();
+  const client = new Toxiproxy(server.url);
+  const proxy = await client.createProxy({ name: 'seeded', listen: '127.0.0.1:0', upstream: echo.address });
+  await proxy.addToxic({
+    name: 'lat',
+    type: 'latency',
+    stream: 'downstream',
+    toxicity: 0.5,
+    attributes: { latency: 400, jitter: 0 },
+  });
+  const slow: boolean[] = [];
+  for (let i = 0; i < 4; i++) {
+    const s = await connect(portOf(proxy));
+    const start = performance.now();
+    await echoRoundTrip(s, Buffer.from('x'));
+    slow.push(performance.now() - start >= 200); // 400 ms when the toxic hit, ~0 when it missed
+    s.destroy();
+  }
+  assert.deepEqual(slow, [false, true, false, true]);
+});
