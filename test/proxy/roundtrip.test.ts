@@ -196,3 +196,36 @@ test('/reset keeps listen ports and live connections, enables proxies and remove
     await proxy.remove();
   }
 });
+
+test('changing the upstream restarts the proxy: live connections drop, new ones reach the new upstream', async () => {
+  await using other = await startTestServer((s) => s.end('other'));
+  const proxy = await createProxy(target, echo.address, 'move');
+  try {
+    await proxy.addToxic({
+      name: 'keep',
+      type: 'latency',
+      stream: 'upstream',
+      toxicity: 1,
+      attributes: { latency: 1, jitter: 0 },
+    });
+    const live = await connect(portOf(proxy));
+    assert.deepEqual(await echoRoundTrip(live, Buffer.from('echo')), Buffer.from('echo'));
+    const liveClosed = readUntilClose(live, 5000);
+    const moved = await proxy.update({ ...proxy.toJson(), upstream: other.address });
+    assert.equal(moved.upstream, other.address);
+    await liveClosed;
+    const s = await connect(portOf(moved));
+    const result = await readUntilClose(s, 5000);
+    assert.equal(result.data.toString(), 'other');
+    const toxics = (await (await fetch(`${target.url}/proxies/${proxy.name}/toxics`)).json()) as {
+      name: string;
+    }[];
+    assert.deepEqual(
+      toxics.map((t) => t.name),
+      ['keep'],
+      'toxics survive a restart',
+    );
+  } finally {
+    await proxy.remove();
+  }
+});
