@@ -9,12 +9,18 @@ import { formatReadyLine } from '../util/ready.js';
 import { UsageError } from '../util/errors.js';
 
 const options = {
-  host: { type: 'string', default: '127.0.0.1', description: 'address the HTTP API listens on' },
+  host: {
+    type: 'string',
+    default: '127.0.0.1',
+    env: 'LIMBO_PROXY_HOST',
+    description: 'address the HTTP API listens on',
+  },
   port: {
     type: 'int',
     default: 8474,
     min: 0,
     max: 65535,
+    env: 'LIMBO_PROXY_PORT',
     description: 'port of the HTTP API (0 = any free)',
   },
 } satisfies OptionSpecs;
