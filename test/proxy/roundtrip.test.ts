@@ -166,37 +166,6 @@ test('a disabled proxy refuses connections; enabled again it listens on the same
   }
 });
 
-test('/reset keeps listen ports and live connections, enables proxies and removes toxics', async () => {
-  const proxy = await createProxy(target, echo.address, 'reset');
-  try {
-    const socket = await connect(portOf(proxy));
-    assert.deepEqual(await echoRoundTrip(socket, Buffer.from('one')), Buffer.from('one'));
-    await proxy.addToxic({
-      name: 'lat',
-      type: 'latency',
-      stream: 'downstream',
-      toxicity: 1,
-      attributes: { latency: 50, jitter: 0 },
-    });
-    await target.client.reset();
-    const after = await target.client.get(proxy.name);
-    assert.equal(after.listen, proxy.listen);
-    assert.equal(after.enabled, true);
-    const toxics = (await (await fetch(`${target.url}/proxies/${proxy.name}/toxics`)).json()) as unknown[];
-    assert.deepEqual(toxics, []);
-    assert.deepEqual(await echoRoundTrip(socket, Buffer.from('two')), Buffer.from('two'));
-    socket.destroy();
-    // A disabled proxy is enabled by /reset.
-    await after.update({ ...after.toJson(), enabled: false });
-    await target.client.reset();
-    const again = await target.client.get(proxy.name);
-    assert.equal(again.enabled, true);
-    assert.equal(again.listen, proxy.listen);
-  } finally {
-    await proxy.remove();
-  }
-});
-
 test('changing the upstream restarts the proxy: live connections drop, new ones reach the new upstream', async () => {
   await using other = await startTestServer((s) => s.end('other'));
   const proxy = await createProxy(target, echo.address, 'move');
