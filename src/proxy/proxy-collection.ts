@@ -130,6 +130,7 @@ export class ProxyCollection {
     }
     if (input.enabled && !proxy.enabled) await proxy.start();
     if (!input.enabled && proxy.enabled) await proxy.stop();
+    this.hooks.logger.info('proxy updated', { ...proxy.toJson() });
     return proxy;
   }
 
@@ -137,6 +138,7 @@ export class ProxyCollection {
     const proxy = this.get(name);
     this.proxies.delete(name);
     await proxy.stop();
+    this.hooks.logger.info('proxy removed', { name });
   }
 
   /** Every proxy enabled, every toxic removed; listeners and connections kept. */
@@ -184,6 +186,7 @@ export class ProxyCollection {
       definition,
     };
     await proxy.addToxic(config);
+    this.hooks.logger.info('toxic added', { proxy: proxy.name, ...toxicJson(config) });
     return config;
   }
 
@@ -201,11 +204,13 @@ export class ProxyCollection {
     toxic.attributes = attributes;
     toxic.toxicity = input.toxicity;
     await proxy.updateToxic(toxic);
+    this.hooks.logger.info('toxic updated', { proxy: proxy.name, ...toxicJson(toxic) });
     return toxic;
   }
 
   async removeToxic(proxy: Proxy, name: string): Promise<void> {
     await proxy.removeToxic(this.findToxic(proxy, name));
+    this.hooks.logger.info('toxic removed', { proxy: proxy.name, name });
   }
 
   private async add(input: ProxyInput): Promise<Proxy> {
@@ -217,6 +222,7 @@ export class ProxyCollection {
     );
     if (input.enabled) await proxy.start();
     this.proxies.set(proxy.name, proxy);
+    this.hooks.logger.info('proxy created', { ...proxy.toJson() });
     return proxy;
   }
 }
