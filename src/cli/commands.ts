@@ -1,6 +1,7 @@
 // The command registry: one entry per `limbo <command>`.
 import type { Command } from './command.js';
+import { proxyCommand } from './proxy.js';
 import { serveCommand } from './serve.js';
 import { traceCommand } from './trace.js';
 
-export const commands: Command[] = [serveCommand, traceCommand];
+export const commands: Command[] = [serveCommand, proxyCommand, traceCommand];
