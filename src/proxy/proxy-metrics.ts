@@ -1,7 +1,7 @@
 // Per-proxy byte counters, modelled on the real server's: counted per chunk as it moves,
 // so a scrape during a fault shows whether live traffic met it.
 import { Counter, type Registry } from 'prom-client';
-import { metricNames } from '../protocol/names.js';
+import { toxiproxyMetricNames } from '../protocol/names.js';
 import type { Proxy } from './proxy.js';
 import type { Direction } from './toxic.js';
 
@@ -13,13 +13,13 @@ export interface ProxyMetrics {
 export function createProxyMetrics(registry: Registry): ProxyMetrics {
   const labelNames = ['direction', 'listener', 'proxy', 'upstream'] as const;
   const received = new Counter({
-    name: metricNames.toxiproxyProxyReceivedBytesTotal,
+    name: toxiproxyMetricNames.receivedBytesTotal,
     help: 'Bytes read from a proxied connection, per proxy and direction.',
     labelNames,
     registers: [registry],
   });
   const sent = new Counter({
-    name: metricNames.toxiproxyProxySentBytesTotal,
+    name: toxiproxyMetricNames.sentBytesTotal,
     help: 'Bytes written to a proxied connection, per proxy and direction.',
     labelNames,
     registers: [registry],
