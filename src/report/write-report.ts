@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { combineVerdicts, type CheckResult, type Verdict } from '../checkers/checker.js';
 import type { RunData } from '../runner/run-data.js';
 import { toJUnitXml } from './junit.js';
+import { writeReportHtml } from './write-report-html.js';
 
 export interface VerdictFile {
   suite: string;
@@ -77,4 +78,5 @@ export function writeReport(runDir: string, run: RunData, verdict: VerdictFile):
     join(runDir, 'faults.json'),
     JSON.stringify({ phases: run.phases, windows: run.faults }, null, 2) + '\n',
   );
+  writeReportHtml(runDir, run, verdict);
 }
