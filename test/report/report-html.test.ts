@@ -83,7 +83,8 @@ async function waitFor(page: Page, expression: string, timeoutMs = 30_000): Prom
   }
 }
 
-function writeSampleRunDir(dir: string): VerdictFile {
+/** A run directory as the runner leaves it; `probe` adds a check whose name and summary are markup. */
+function writeSampleRunDir(dir: string, probe: boolean): VerdictFile {
   const run = sampleRun();
   writeFileSync(
     join(dir, 'spans.jsonl'),
@@ -96,13 +97,14 @@ function writeSampleRunDir(dir: string): VerdictFile {
       [noClientLeftHanging(), pendingDrains(), leadershipChanged(), resendsObserved(), faultsHitTraffic()],
       run,
     ),
-    {
+  ];
+  if (probe)
+    checks.push({
       name: NASTY_NAME,
       verdict: 'inconclusive',
       summary: 'a <b>name</b> & "quotes"',
       evidence: { details: {} },
-    },
-  ];
+    });
   const verdict = buildVerdict(run, checks, {
     durationMs: 20_200,
     replay: `npx limbo run chaos/leader-kill.ts --target reference --seed ${run.seed}`,
@@ -127,7 +129,7 @@ test(
       rmSync(dir, { recursive: true, force: true });
       rmSync(userDataDir, { recursive: true, force: true });
     });
-    writeSampleRunDir(dir);
+    writeSampleRunDir(dir, true);
     const verdict = JSON.parse(readFileSync(join(dir, 'verdict.json'), 'utf8')) as VerdictFile;
     const reportUrl = pathToFileURL(join(dir, 'report.html')).href;
 
@@ -253,16 +255,30 @@ test(
         `${c.id}: band ${c.bandWidths[0]} after zoom (was ${before})`,
       );
     await page.mouse.dblclick(box.x + box.width / 2, box.y + box.height / 2);
+    await waitFor(
+      page,
+      `document.querySelector('#chart-workload-pending .fault-band').getBoundingClientRect().width < ${before * 1.2}`,
+    );
 
+    // artefacts: the whole page, and its top at README size with the evidence closed
     mkdirSync(ARTIFACTS, { recursive: true });
+    await page.mouse.move(0, 0);
     await page.evaluate('window.scrollTo(0, 0)');
     await page.screenshot({ path: join(ARTIFACTS, 'report.png'), fullPage: true });
+    // the README's picture: the same run without the markup probe, at the top, evidence closed
+    const clean = join(dir, 'clean');
+    mkdirSync(clean);
+    writeSampleRunDir(clean, false);
+    const cleanUrl = pathToFileURL(join(clean, 'report.html')).href;
+    await page.setViewportSize({ width: 1280, height: 1300 });
+    await page.goto(cleanUrl, { waitUntil: 'load', timeout: 30_000 });
+    await waitFor(page, `document.body.dataset.chartsReady === '7'`);
     await page.screenshot({ path: join(ARTIFACTS, 'report-top.png') });
-    t.diagnostic(`screenshot: ${join(ARTIFACTS, 'report.png')}`);
+    t.diagnostic(`screenshots: ${join(ARTIFACTS, 'report.png')}, ${join(ARTIFACTS, 'report-top.png')}`);
 
     assert.deepEqual(problems, []);
     assert.deepEqual(
-      requests.filter((u) => u !== reportUrl),
+      requests.filter((u) => u !== reportUrl && u !== cleanUrl),
       [],
       'the report fetched something',
     );
