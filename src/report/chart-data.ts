@@ -131,7 +131,8 @@ function groupByName(samples: readonly SeriesSample[]): Map<string, Series[]> {
   const byKey = new Map<string, Series>();
   const byName = new Map<string, Series[]>();
   for (const s of samples) {
-    const key = `${s.service}|${s.name}|${JSON.stringify(Object.entries(s.labels).sort())}`;
+    let key = `${s.service}\u0000${s.name}`;
+    for (const k of Object.keys(s.labels).sort()) key += `\u0000${k}\u0001${s.labels[k]}`;
     let series = byKey.get(key);
     if (series === undefined) {
       series = { service: s.service, labels: s.labels, samples: [] };
@@ -355,5 +356,7 @@ function capLines(lines: Map<string, (number | null)[]>, maxLines: number): Char
       values: rest.reduce<(number | null)[] | undefined>((acc, l) => addInto(acc, l.values), undefined) ?? [],
     });
   }
+  // Three decimals are plenty on a chart and keep the embedded JSON small.
+  for (const l of all) l.values = l.values.map((v) => (v === null ? null : Math.round(v * 1000) / 1000));
   return all.sort((a, b) => a.label.localeCompare(b.label));
 }

@@ -37,8 +37,8 @@ export function renderHtmlWaterfall(
 ): string {
   const maxSpans = options.maxSpans ?? 200;
   if (spans.length === 0) return '<p class="muted">No spans were received for this invocation.</p>';
-  const t0 = Math.min(...spans.map((s) => s.startMs));
-  const t1 = Math.max(...spans.map((s) => s.endMs));
+  const t0 = spans.reduce((m, s) => Math.min(m, s.startMs), Infinity);
+  const t1 = spans.reduce((m, s) => Math.max(m, s.endMs), -Infinity);
   const total = Math.max(1, t1 - t0);
   const pct = (ms: number): string => `${Math.min(100, Math.max(0, (ms / total) * 100)).toFixed(3)}%`;
 
