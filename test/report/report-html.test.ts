@@ -125,7 +125,10 @@ test(
     }
     const dir = mkdtempSync(join(tmpdir(), 'limbo-report-'));
     const userDataDir = mkdtempSync(join(tmpdir(), 'limbo-chromium-'));
-    t.after(() => {
+    const opened: { context?: BrowserContext } = {};
+    // one hook, in this order: Chromium writes into its profile until it has exited
+    t.after(async () => {
+      await opened.context?.close();
       rmSync(dir, { recursive: true, force: true });
       rmSync(userDataDir, { recursive: true, force: true });
     });
@@ -133,14 +136,14 @@ test(
     const verdict = JSON.parse(readFileSync(join(dir, 'verdict.json'), 'utf8')) as VerdictFile;
     const reportUrl = pathToFileURL(join(dir, 'report.html')).href;
 
-    const context: BrowserContext = await chromium.launchPersistentContext(userDataDir, {
+    const context = await chromium.launchPersistentContext(userDataDir, {
       executablePath: CHROMIUM,
       headless: true,
       args: LAUNCH_ARGS,
       viewport: { width: 1400, height: 1000 },
       timeout: 60_000,
     });
-    t.after(() => context.close());
+    opened.context = context;
     const problems: string[] = [];
     const requests: string[] = [];
     context.on('request', (r) => requests.push(r.url()));
