@@ -1,0 +1,10 @@
+// The checkers' public surface.
+export * from './checker.js';
+export * from './registry.js';
+export { noClientLeftHanging, type NoClientLeftHangingOptions } from './no-client-left-hanging.js';
+export { pendingDrains, type PendingDrainsOptions } from './pending-drains.js';
+export { resendsObserved, type ResendsObservedOptions } from './resends-observed.js';
+export { leadershipChanged, type LeadershipChangedOptions } from './leadership-changed.js';
+export { exactlyOnce } from './exactly-once.js';
+export { idempotentRetriesAgree } from './idempotent-retries-agree.js';
+export { faultsHitTraffic } from './faults-hit-traffic.js';

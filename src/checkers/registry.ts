@@ -1,0 +1,35 @@
+// Checkers by name, so suites written as data (and `limbo explore`) can name them:
+// registry entry = name → factory(options) → Checker.
+import type { Checker } from './checker.js';
+import { exactlyOnce } from './exactly-once.js';
+import { faultsHitTraffic } from './faults-hit-traffic.js';
+import { idempotentRetriesAgree } from './idempotent-retries-agree.js';
+import { leadershipChanged } from './leadership-changed.js';
+import { noClientLeftHanging } from './no-client-left-hanging.js';
+import { pendingDrains } from './pending-drains.js';
+import { resendsObserved } from './resends-observed.js';
+
+export type CheckerFactory = (options?: Record<string, unknown>) => Checker;
+
+const registry = new Map<string, CheckerFactory>();
+
+export function registerChecker(name: string, factory: CheckerFactory): void {
+  if (registry.has(name)) throw new Error(`checker ${name} is already registered`);
+  registry.set(name, factory);
+}
+
+export function checkerFactory(name: string): CheckerFactory | undefined {
+  return registry.get(name);
+}
+
+export function checkerNames(): string[] {
+  return [...registry.keys()].sort();
+}
+
+registerChecker('noClientLeftHanging', (o) => noClientLeftHanging(o));
+registerChecker('pendingDrains', (o) => pendingDrains(o));
+registerChecker('resendsObserved', (o) => resendsObserved(o));
+registerChecker('leadershipChanged', (o) => leadershipChanged(o));
+registerChecker('exactlyOnce', () => exactlyOnce());
+registerChecker('idempotentRetriesAgree', () => idempotentRetriesAgree());
+registerChecker('faultsHitTraffic', () => faultsHitTraffic());

@@ -1,0 +1,64 @@
+// Shared shape of "this counter must have moved around each relevant fault window":
+// resendsObserved and leadershipChanged. A window counts from its injection to `graceMs`
+// after its heal (the system reacts after a heal too, e.g. a restart announces a leader).
+import { runEndMs, type FaultWindow, type RunData } from '../runner/run-data.js';
+import { result, type Checker, type CheckResult } from './checker.js';
+import { totalIncrease } from './series-math.js';
+
+export interface WindowCounterSpec {
+  name: string;
+  metrics: string[];
+  relevant: (w: FaultWindow) => boolean;
+  /** What a relevant window is, for messages, e.g. "fault that hurt an ingress link". */
+  what: string;
+  graceMs: number;
+}
+
+export function windowCounterChecker(spec: WindowCounterSpec): Checker {
+  return {
+    name: spec.name,
+    check(run: RunData): CheckResult {
+      const windows = run.faults.filter(spec.relevant);
+      if (windows.length === 0) return result(spec.name, 'inconclusive', `no ${spec.what} was injected`);
+      const end = runEndMs(run);
+      const missed: FaultWindow[] = [];
+      const unseen: FaultWindow[] = [];
+      const evidence = [];
+      const perWindow = [];
+      for (const w of windows) {
+        const to = Math.min(end, (w.healedAtMs ?? end) + spec.graceMs);
+        const inc = totalIncrease(run.series, spec.metrics, w.injectedAtMs, to);
+        perWindow.push({
+          fault: w.fault,
+          target: w.target,
+          fromMs: w.injectedAtMs,
+          toMs: to,
+          increase: inc.increase,
+        });
+        if (inc.seriesSeen === 0) unseen.push(w);
+        else if (inc.increase <= 0) missed.push(w);
+        evidence.push(...inc.evidence);
+      }
+      const details = { metrics: spec.metrics, windows: perWindow };
+      const label = (ws: FaultWindow[]): string => ws.map((w) => `${w.fault}@${w.target}`).join(', ');
+      if (missed.length > 0)
+        return result(spec.name, 'fail', `${spec.metrics.join(' / ')} did not move for ${label(missed)}`, {
+          details,
+          series: evidence.slice(0, 100),
+        });
+      if (unseen.length > 0)
+        return result(
+          spec.name,
+          'inconclusive',
+          `no samples of ${spec.metrics.join(' / ')} around ${label(unseen)}`,
+          {
+            details,
+          },
+        );
+      return result(spec.name, 'pass', `${spec.metrics.join(' / ')} moved in all ${windows.length} windows`, {
+        details,
+        series: evidence.slice(0, 100),
+      });
+    },
+  };
+}

@@ -1,0 +1,39 @@
+// A fault is an inject with its heal (Jepsen nemesis): inject returns what it did, heal undoes
+// exactly that. Faults are stateless specs, so one suite object can run many times; the state
+// of one injection travels in `Injected`. Selectors (leaderOf, link) are resolved at inject time.
+import type { Toxiproxy } from 'toxiproxy-node-client';
+import type { StartedTarget } from '../targets/target.js';
+import type { Random } from '../util/random.js';
+
+export interface FaultContext {
+  target: StartedTarget;
+  toxiproxy: Toxiproxy;
+  random: Random;
+}
+
+export interface Injected {
+  /** The concrete target after selection, e.g. `processor-2` or `ingress->processor-1`. */
+  target: string;
+  /** Links (proxy names) and services this hurts, for checkers. */
+  affects: string[];
+  leader?: boolean;
+  details?: Record<string, unknown>;
+}
+
+export interface Fault {
+  readonly name: string;
+  /** How the target reads in a schedule before selection, e.g. `leaderOf(0)`. */
+  readonly describe: string;
+  inject(ctx: FaultContext): Promise<Injected>;
+  heal(ctx: FaultContext, injected: Injected): Promise<void>;
+}
+
+export class FaultError extends Error {
+  constructor(
+    readonly code: 'E_FAULT_TARGET' | 'E_FAULT_UNKNOWN',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'FaultError';
+  }
+}

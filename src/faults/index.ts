@@ -1,0 +1,7 @@
+// The faults' public surface.
+export * from './fault.js';
+export * from './selectors.js';
+export * from './toxic-faults.js';
+export * from './process-faults.js';
+export * from './schedule.js';
+export * from './registry.js';

@@ -1,0 +1,106 @@
+// Process faults on services: kill -9 (healed by a restart with the same data), SIGSTOP pause
+// (healed by SIGCONT), restart (a one-shot; its heal only makes sure the service runs), forced
+// leadership transfer (one-shot; nothing to undo), and clients-before-processors (processors
+// down while the workload already runs; healed by starting them).
+import { FaultError, type Fault, type FaultContext, type Injected } from './fault.js';
+import { allOf, describeService, selectServices, type ServiceSelector } from './selectors.js';
+
+function serviceFault(
+  name: string,
+  on: ServiceSelector,
+  inject: (ctx: FaultContext, service: string) => Promise<void>,
+  heal: (ctx: FaultContext, service: string) => Promise<void>,
+): Fault {
+  return {
+    name,
+    describe: describeService(on),
+    async inject(ctx): Promise<Injected> {
+      const sel = await selectServices(ctx, on);
+      for (const s of sel.names) await inject(ctx, s);
+      return {
+        target: sel.names.join(','),
+        affects: sel.names,
+        leader: sel.leader,
+        details: { services: sel.names },
+      };
+    },
+    async heal(ctx, injected) {
+      for (const s of (injected.details?.['services'] as string[] | undefined) ?? []) await heal(ctx, s);
+    },
+  };
+}
+
+function service(ctx: FaultContext, name: string) {
+  const s = ctx.target.services.get(name);
+  if (s === undefined) throw new FaultError('E_FAULT_TARGET', `no service ${name}`);
+  return s;
+}
+
+export const kill = (on: ServiceSelector): Fault =>
+  serviceFault(
+    'kill',
+    on,
+    (ctx, s) => service(ctx, s).kill(),
+    async (ctx, s) => {
+      if (!service(ctx, s).isRunning()) await service(ctx, s).restart();
+    },
+  );
+
+export const pause = (on: ServiceSelector): Fault =>
+  serviceFault(
+    'pause',
+    on,
+    (ctx, s) => service(ctx, s).pause(),
+    (ctx, s) => service(ctx, s).resume(),
+  );
+
+export const restart = (on: ServiceSelector): Fault =>
+  serviceFault(
+    'restart',
+    on,
+    (ctx, s) => service(ctx, s).restart(),
+    async (ctx, s) => {
+      if (!service(ctx, s).isRunning()) await service(ctx, s).restart();
+    },
+  );
+
+/** Moves leadership of a partition away from its leader (to `to`, or a random other processor). */
+export function transferLeadership(options: { partition: number; to?: string }): Fault {
+  return {
+    name: 'transfer-leadership',
+    describe: `partition ${options.partition}${options.to !== undefined ? ` to ${options.to}` : ''}`,
+    async inject(ctx): Promise<Injected> {
+      const from = await ctx.target.leaderOf(options.partition);
+      const others = [...ctx.target.services.values()]
+        .filter((s) => s.role === 'processor' && s.name !== from && s.isRunning())
+        .map((s) => s.name)
+        .sort();
+      const to = options.to ?? (others.length > 0 ? ctx.random.pick(others) : undefined);
+      if (to === undefined)
+        throw new FaultError('E_FAULT_TARGET', `no processor to move partition ${options.partition} to`);
+      await ctx.target.transferLeadership(options.partition, to);
+      return {
+        target: from ?? `partition-${options.partition}`,
+        affects: from !== undefined ? [from, to] : [to],
+        leader: true,
+        details: { partition: options.partition, from, to },
+      };
+    },
+    heal: () => Promise.resolve(),
+  };
+}
+
+/** The seed's start-up race: the workload runs while no processor is up. */
+export function clientsBeforeProcessors(): Fault {
+  return serviceFault(
+    'clients-before-processors',
+    allOf('processor'),
+    async (ctx, s) => {
+      if (service(ctx, s).isRunning()) await service(ctx, s).kill();
+    },
+    async (ctx, s) => {
+      await ctx.target.startProcessors();
+      if (!service(ctx, s).isRunning()) await service(ctx, s).restart();
+    },
+  );
+}

@@ -1,0 +1,72 @@
+// Faults by name (Toxiproxy's toxic names for toxics), so schedules can be plain data:
+// { fault: 'latency', on: 'ingress->processor-1', latencyMs: 500 }.
+import type { Fault } from './fault.js';
+import { FaultError } from './fault.js';
+import { clientsBeforeProcessors, kill, pause, restart, transferLeadership } from './process-faults.js';
+import type { LinkSelector, ServiceSelector } from './selectors.js';
+import {
+  bandwidth,
+  latency,
+  limitData,
+  linkDown,
+  resetPeer,
+  slicer,
+  slowClose,
+  timeout,
+} from './toxic-faults.js';
+
+export type FaultParams = Record<string, unknown> & { on?: unknown };
+export type FaultFactory = (params: FaultParams) => Fault;
+
+const registry = new Map<string, FaultFactory>();
+
+export function registerFault(name: string, factory: FaultFactory): void {
+  if (registry.has(name)) throw new Error(`fault ${name} is already registered`);
+  registry.set(name, factory);
+}
+
+export function faultNames(): string[] {
+  return [...registry.keys()].sort();
+}
+
+export function createFault(name: string, params: FaultParams = {}): Fault {
+  const f = registry.get(name);
+  if (f === undefined)
+    throw new FaultError('E_FAULT_UNKNOWN', `unknown fault ${name} (known: ${faultNames().join(', ')})`);
+  return f(params);
+}
+
+const linkOf = (p: FaultParams): LinkSelector => p.on as LinkSelector;
+const svcOf = (p: FaultParams): ServiceSelector => p.on as ServiceSelector;
+const num = (p: FaultParams, k: string, d?: number): number => {
+  const v = p[k] ?? d;
+  if (typeof v !== 'number') throw new FaultError('E_FAULT_TARGET', `fault parameter ${k} must be a number`);
+  return v;
+};
+
+registerFault('latency', (p) =>
+  latency(linkOf(p), { latencyMs: num(p, 'latencyMs'), jitterMs: num(p, 'jitterMs', 0) }),
+);
+registerFault('bandwidth', (p) => bandwidth(linkOf(p), { rateKBps: num(p, 'rateKBps') }));
+registerFault('timeout', (p) => timeout(linkOf(p), { timeoutMs: num(p, 'timeoutMs', 0) }));
+registerFault('reset_peer', (p) => resetPeer(linkOf(p), { timeoutMs: num(p, 'timeoutMs', 0) }));
+registerFault('slow_close', (p) => slowClose(linkOf(p), { delayMs: num(p, 'delayMs') }));
+registerFault('slicer', (p) =>
+  slicer(linkOf(p), {
+    averageSize: num(p, 'averageSize'),
+    sizeVariation: num(p, 'sizeVariation', 0),
+    delayUs: num(p, 'delayUs', 0),
+  }),
+);
+registerFault('limit_data', (p) => limitData(linkOf(p), { bytes: num(p, 'bytes') }));
+registerFault('link-down', (p) => linkDown(linkOf(p)));
+registerFault('kill', (p) => kill(svcOf(p)));
+registerFault('pause', (p) => pause(svcOf(p)));
+registerFault('restart', (p) => restart(svcOf(p)));
+registerFault('transfer-leadership', (p) =>
+  transferLeadership({
+    partition: num(p, 'partition'),
+    ...(typeof p['to'] === 'string' ? { to: p['to'] } : {}),
+  }),
+);
+registerFault('clients-before-processors', () => clientsBeforeProcessors());

@@ -1,0 +1,50 @@
+// report.html's stylesheet: system fonts only (nothing to fetch or embed), readable when
+// printed, verdict colours shared by the table, the badges and the waterfall.
+export const reportStyle = `
+:root { --fail: #c62828; --pass: #2e7d32; --inconclusive: #ef6c00; --muted: #666; --line: #ddd; }
+* { box-sizing: border-box; }
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", sans-serif; margin: 0; color: #222; background: #fafafa; }
+main { max-width: 1400px; margin: 0 auto; padding: 16px 24px 48px; }
+h1 { font-size: 22px; margin: 8px 0 4px; }
+h2 { font-size: 17px; margin: 28px 0 8px; border-bottom: 1px solid var(--line); padding-bottom: 4px; }
+h3 { font-size: 14px; margin: 0 0 4px; }
+code, pre, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace; font-size: 12.5px; }
+pre { background: #fff; border: 1px solid var(--line); padding: 8px 10px; overflow: auto; max-height: 420px; margin: 4px 0; }
+table { border-collapse: collapse; width: 100%; background: #fff; }
+th, td { border: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
+th { background: #f0f0f0; font-weight: 600; }
+td.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
+.muted { color: var(--muted); }
+.badge { display: inline-block; padding: 1px 8px; border-radius: 10px; color: #fff; font-weight: 600; font-size: 12px; }
+.badge.pass { background: var(--pass); } .badge.fail { background: var(--fail); } .badge.inconclusive { background: var(--inconclusive); }
+.badge.hung { background: var(--fail); } .badge.evidence { background: #6a1b9a; } .badge.slowest { background: #455a64; }
+.overall { font-size: 15px; padding: 3px 12px; vertical-align: middle; margin-left: 8px; }
+.meta { display: grid; grid-template-columns: repeat(auto-fill, minmax(200px, 1fr)); gap: 4px 16px; margin: 8px 0; }
+.meta div span { color: var(--muted); margin-right: 6px; }
+.meta code { word-break: break-all; }
+tr.check.verdict-fail td:first-child { border-left: 4px solid var(--fail); }
+tr.check.verdict-inconclusive td:first-child { border-left: 4px solid var(--inconclusive); }
+tr.check.verdict-pass td:first-child { border-left: 4px solid var(--pass); }
+details.evidence summary { cursor: pointer; color: #1565c0; margin-top: 2px; }
+.charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(560px, 1fr)); gap: 14px; }
+figure.chart-box { margin: 0; background: #fff; border: 1px solid var(--line); padding: 8px; min-width: 0; }
+figure.chart-box figcaption { font-size: 12px; color: var(--muted); margin-bottom: 4px; }
+.chart { min-height: 220px; width: 100%; }
+.chart.empty { display: flex; align-items: center; justify-content: center; color: var(--muted); border: 1px dashed var(--line); }
+.marks { position: absolute; inset: 0; pointer-events: none; overflow: hidden; }
+.fault-band { position: absolute; top: 0; bottom: 0; border-left: 1px solid; }
+.fault-band.never-healed { background-image: repeating-linear-gradient(45deg, transparent 0 6px, rgba(198, 40, 40, 0.12) 6px 12px); }
+.fault-label { position: absolute; left: 3px; font-size: 10.5px; white-space: nowrap; color: #7f1d1d; }
+.phase-mark { position: absolute; top: 0; bottom: 0; border-left: 1px dashed #888; }
+tr.fault-window td:first-child { border-left: 4px solid hsla(0, 85%, 55%, 0.6); }
+tr.never-healed { background: #fff3f3; }
+section.invocation { background: #fff; border: 1px solid var(--line); padding: 8px 12px; margin: 10px 0; }
+section.invocation h3 { display: flex; gap: 10px; align-items: center; flex-wrap: wrap; }
+table.waterfall td { padding: 2px 6px; font-size: 12.5px; }
+td.wf-track { position: relative; width: 40%; min-width: 240px; padding: 0; }
+.wf-bar { position: absolute; top: 4px; bottom: 4px; background: #1f77b4; border-radius: 2px; }
+tr.span-error .wf-bar { background: var(--fail); }
+tr.span-error td { color: var(--fail); }
+.wf-fault { position: absolute; top: 0; bottom: 0; background: hsla(0, 85%, 55%, 0.14); }
+footer { margin-top: 32px; font-size: 12px; color: var(--muted); }
+`;

@@ -1,0 +1,76 @@
+// The local runtime: every service a child process on 127.0.0.1, its output in
+// <runDir>/logs/<name>.log, its PID tracked by the run's cleanup, and a handle for process
+// faults (kill -9, SIGSTOP/SIGCONT, restart with the same arguments and data).
+//
+//   LocalService.start ─▶ startProcess (ready line, bounded) ─▶ handle ─▶ kill/pause/restart
+import { join } from 'node:path';
+import type { ServiceRole } from '../protocol/names.js';
+import type { ServiceHandle } from '../targets/target.js';
+import type { Cleanup } from './cleanup.js';
+import type { StartedProcess } from './process.js';
+
+export interface LocalServiceSpec {
+  name: string;
+  role: ServiceRole | 'toxiproxy';
+  /** Starts one incarnation of the service; called again, with the same arguments, on restart. */
+  start(logFile: string): Promise<StartedProcess>;
+}
+
+export interface LocalService extends ServiceHandle {
+  /** The current incarnation (undefined before the first start). */
+  current(): StartedProcess | undefined;
+  start(): Promise<void>;
+}
+
+/** Normalises a ready-line address to a full /metrics URL. */
+export function metricsUrlOf(address: string | undefined): string | undefined {
+  if (address === undefined) return undefined;
+  if (address.startsWith('http://') || address.startsWith('https://'))
+    return address.endsWith('/metrics') ? address : `${address.replace(/\/$/, '')}/metrics`;
+  return `http://${address}/metrics`;
+}
+
+export function createLocalService(spec: LocalServiceSpec, runDir: string, cleanup: Cleanup): LocalService {
+  const logFile = join(runDir, 'logs', `${spec.name}.log`);
+  let proc: StartedProcess | undefined;
+  let untrack: (() => void) | undefined;
+  let starting: Promise<void> | undefined;
+  const start = (): Promise<void> =>
+    (starting ??= (async () => {
+      try {
+        const p = await spec.start(logFile);
+        proc = p;
+        const forget = cleanup.trackPid(p.pid);
+        untrack = forget;
+        void p.exited.then(() => forget());
+      } finally {
+        starting = undefined;
+      }
+    })());
+  const stop = async (): Promise<void> => {
+    if (proc?.isRunning()) await proc.stop(3000);
+    untrack?.();
+  };
+  const handle: LocalService = {
+    name: spec.name,
+    role: spec.role,
+    current: () => proc,
+    start,
+    isRunning: () => proc?.isRunning() ?? false,
+    pid: () => (proc?.isRunning() ? proc.pid : undefined),
+    metricsUrl: () => (proc?.isRunning() ? metricsUrlOf(proc.ready.addresses['metrics']) : undefined),
+    async kill() {
+      if (!proc?.isRunning()) return;
+      proc.kill('SIGKILL');
+      await proc.exited;
+    },
+    pause: () => Promise.resolve(proc?.pause()),
+    resume: () => Promise.resolve(proc?.resume()),
+    async restart() {
+      await stop();
+      await start();
+    },
+    stop,
+  };
+  return handle;
+}

@@ -1,0 +1,71 @@
+// The one interface every target implements (reference, reference:legacy, later restate, on
+// the local or docker runtime): topology + context in, a started cluster out, with its ingress
+// URLs, its links (each a Toxiproxy proxy), service handles for process faults and the
+// leadership hooks chaos suites need. Faults and the runner see only this.
+//
+//   Target.start(topology, ctx) ─▶ StartedTarget { ingressUrls, links, services, leaderOf, … }
+import type { Toxiproxy } from 'toxiproxy-node-client';
+import type { ServiceRole } from '../protocol/names.js';
+
+export interface Topology {
+  processors: number;
+  partitions: number;
+  ingresses?: number;
+}
+
+export interface TargetContext {
+  /** The run directory; services log into `<runDir>/logs/<service>.log`. */
+  runDir: string;
+  /** A Toxiproxy API URL to use instead of starting the embedded server. */
+  toxiproxyUrl?: string;
+  /** Start everything but the processors (they start when `startProcessors` is called). */
+  deferProcessors?: boolean;
+  env?: NodeJS.ProcessEnv;
+  /** Bound on each service's start-up. */
+  readyTimeoutMs?: number;
+}
+
+export interface ServiceHandle {
+  readonly name: string;
+  readonly role: ServiceRole | 'toxiproxy';
+  isRunning(): boolean;
+  pid(): number | undefined;
+  /** The service's current /metrics URL (changes across restarts), if it is running. */
+  metricsUrl(): string | undefined;
+  /** kill -9. */
+  kill(): Promise<void>;
+  /** SIGSTOP / SIGCONT. */
+  pause(): Promise<void>;
+  resume(): Promise<void>;
+  /** Starts it again with the same arguments and data (stopping it first if it runs). */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface StartedTarget extends AsyncDisposable {
+  readonly name: string;
+  readonly ingressUrls: readonly string[];
+  /** Link name (`client->ingress`, `ingress->processor-1`, …) → Toxiproxy proxy name. */
+  readonly links: Readonly<Record<string, string>>;
+  readonly toxiproxy: Toxiproxy;
+  readonly toxiproxyUrl: string;
+  /** Every service by name (`log`, `processor-1`, `ingress-1`, …). */
+  readonly services: ReadonlyMap<string, ServiceHandle>;
+  /** Metrics endpoints to scrape besides the services' (e.g. the Toxiproxy server's). */
+  extraMetricsUrls(): Record<string, string>;
+  /** The node currently leading a partition, as the controller says. */
+  leaderOf(partition: number): Promise<string | undefined>;
+  transferLeadership(partition: number, node: string): Promise<void>;
+  /** Starts the processors if they were deferred (clients-before-processors); else no-op. */
+  startProcessors(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface Target {
+  readonly name: string;
+  start(topology: Topology, ctx: TargetContext): Promise<StartedTarget>;
+}
+
+export class TargetError extends Error {
+  readonly code = 'E_TARGET';
+}

@@ -1,0 +1,228 @@
+// One client op against the ingress HTTP API (DESIGN.md §1), recorded invoke → ok | fail | info.
+// An op never throws: an answer that proves nothing happened is `fail` (4xx, 503, connection
+// refused), anything that leaves the outcome unknown is `info` (timeouts, broken connections,
+// 504 and other 5xx), with the invocation id whenever it is known.
+import { makeInvocationId } from '../protocol/ids.js';
+import type { OpKind, OpRequest, OpResponse } from '../runner/run-data.js';
+import type { Random } from '../util/random.js';
+import type { Completion, HistoryRecorder } from './history.js';
+import { HttpClientError, type HttpAnswer, type HttpClient } from './http-client.js';
+
+export interface OpContext {
+  http: HttpClient;
+  history: HistoryRecorder;
+  random: Random;
+  /** The client (Jepsen process) number. */
+  process: number;
+  baseUrl: string;
+  opTimeoutMs: number;
+  counterKeys: readonly string[];
+  /** A per-client counter for unique idempotency keys. */
+  nextKey(): string;
+  signal?: AbortSignal;
+}
+
+export const INVOCATION_ID_HEADER = 'x-limbo-invocation-id';
+
+interface Call {
+  service: string;
+  key: string;
+  handler: string;
+  body: unknown;
+}
+
+function pathOf(c: Call): string {
+  return c.key === ''
+    ? `/${c.service}/${c.handler}`
+    : `/${c.service}/${encodeURIComponent(c.key)}/${c.handler}`;
+}
+
+function pickCall(random: Random): Call {
+  const which = random.weighted({ echo: 6, sleep: 3, flaky: 1 });
+  if (which === 'echo')
+    return { service: 'Echo', key: '', handler: 'echo', body: { n: random.int(1_000_000) } };
+  if (which === 'sleep')
+    return { service: 'Sleep', key: '', handler: 'sleep', body: { ms: random.between(10, 200) } };
+  return { service: 'Flaky', key: '', handler: 'call', body: { failFirst: random.between(0, 2) } };
+}
+
+function idFrom(answer: HttpAnswer): string | undefined {
+  const h = answer.headers[INVOCATION_ID_HEADER];
+  if (typeof h === 'string' && h !== '') return h;
+  const b = answer.body as { invocationId?: unknown } | undefined;
+  return typeof b?.invocationId === 'string' ? b.invocationId : undefined;
+}
+
+function counterValue(body: unknown): number | undefined {
+  if (typeof body === 'number') return body;
+  const v = (body as { value?: unknown } | undefined)?.value;
+  return typeof v === 'number' ? v : undefined;
+}
+
+/** Classifies an HTTP answer into a completion. */
+export function classify(answer: HttpAnswer, withValue = false): Completion {
+  const response: OpResponse = { status: answer.status, body: answer.body };
+  if (withValue) {
+    const v = counterValue(answer.body);
+    if (v !== undefined) response.value = v;
+  }
+  const invocationId = idFrom(answer);
+  const base = invocationId !== undefined ? { invocationId, response } : { response };
+  if (answer.status >= 200 && answer.status < 300) return { type: 'ok', ...base };
+  if (answer.status === 504)
+    return {
+      type: 'info',
+      ...base,
+      error: { code: 'deadline_exceeded', message: 'ingress deadline passed' },
+    };
+  if (answer.status >= 500 && answer.status !== 503)
+    return { type: 'info', ...base, error: { code: 'http_status', message: `HTTP ${answer.status}` } };
+  return { type: 'fail', ...base, error: { code: 'http_status', message: `HTTP ${answer.status}` } };
+}
+
+/** A thrown request error as a completion: refused means never sent (fail), else unknown (info). */
+export function classifyError(err: unknown): Completion {
+  if (err instanceof HttpClientError) {
+    if (err.clientCode === 'connection_refused')
+      return { type: 'fail', error: { code: 'connection_error', message: err.message } };
+    return {
+      type: 'info',
+      error: {
+        code:
+          err.clientCode === 'client_timeout'
+            ? 'client_timeout'
+            : err.clientCode === 'aborted'
+              ? 'aborted'
+              : 'connection_error',
+        message: err.message,
+      },
+    };
+  }
+  return {
+    type: 'info',
+    error: { code: 'bad_response', message: err instanceof Error ? err.message : String(err) },
+  };
+}
+
+async function exchange(
+  ctx: OpContext,
+  kind: OpKind,
+  request: OpRequest,
+  invocationId: string | undefined,
+  withValue = false,
+): Promise<Completion> {
+  const opId = ctx.history.invoke(ctx.process, kind, request, invocationId);
+  let completion: Completion;
+  try {
+    const headers: Record<string, string> = {};
+    if (request.idempotencyKey !== undefined) headers['idempotency-key'] = request.idempotencyKey;
+    const answer = await ctx.http.request(ctx.baseUrl + request.path, {
+      method: request.method,
+      headers,
+      body: request.body,
+      timeoutMs: ctx.opTimeoutMs,
+      signal: ctx.signal,
+    });
+    completion = classify(answer, withValue);
+  } catch (err) {
+    completion = classifyError(err);
+  }
+  finish(ctx, opId, completion);
+  return completion;
+}
+
+/** Records the completion, except for ops aborted at the end of the run: those stay open (hung). */
+function finish(ctx: OpContext, opId: number, completion: Completion): void {
+  if (completion.error?.code === 'aborted') return;
+  ctx.history.complete(opId, completion);
+}
+
+/** A call with an idempotency key, so its invocation id is known even if it never answers. */
+export async function callOp(
+  ctx: OpContext,
+  kind: OpKind = 'call',
+  key = ctx.nextKey(),
+): Promise<Completion> {
+  const c = pickCall(ctx.random);
+  const id = makeInvocationId({ service: c.service, key: c.key, handler: c.handler }, key);
+  return exchange(ctx, kind, { method: 'POST', path: pathOf(c), body: c.body, idempotencyKey: key }, id);
+}
+
+/** A send then an attach, recorded as one op: ok once the attach answers with the output. */
+export async function sendOp(ctx: OpContext): Promise<Completion> {
+  const c = pickCall(ctx.random);
+  const key = ctx.nextKey();
+  const id = makeInvocationId({ service: c.service, key: c.key, handler: c.handler }, key);
+  const request: OpRequest = { method: 'POST', path: pathOf(c) + '/send', body: c.body, idempotencyKey: key };
+  const opId = ctx.history.invoke(ctx.process, 'send', request, id);
+  let completion: Completion;
+  try {
+    const sent = classify(
+      await ctx.http.request(ctx.baseUrl + request.path, {
+        method: 'POST',
+        headers: { 'idempotency-key': key },
+        body: c.body,
+        timeoutMs: ctx.opTimeoutMs,
+        signal: ctx.signal,
+      }),
+    );
+    const invocationId = sent.invocationId ?? id;
+    if (sent.type !== 'ok') completion = sent;
+    else {
+      const attached = classify(
+        await ctx.http.request(`${ctx.baseUrl}/invocations/${encodeURIComponent(invocationId)}/attach`, {
+          method: 'GET',
+          timeoutMs: ctx.opTimeoutMs,
+          signal: ctx.signal,
+        }),
+      );
+      // The invocation exists once the send was accepted: a failed attach leaves its outcome unknown.
+      completion = attached.type === 'fail' ? { ...attached, type: 'info' } : attached;
+      completion.invocationId = attached.invocationId ?? invocationId;
+    }
+  } catch (err) {
+    completion = classifyError(err);
+  }
+  finish(ctx, opId, completion);
+  return completion;
+}
+
+/** Adds a small delta to a keyed counter with an idempotency key; retries once, same key, on info. */
+export async function counterAddOp(ctx: OpContext, retries = 1): Promise<Completion> {
+  const counterKey = ctx.random.pick(ctx.counterKeys);
+  const delta = ctx.random.between(1, 5);
+  const key = ctx.nextKey();
+  const id = makeInvocationId({ service: 'Counter', key: counterKey, handler: 'add' }, key);
+  const request: OpRequest = {
+    method: 'POST',
+    path: `/Counter/${encodeURIComponent(counterKey)}/add`,
+    body: { delta },
+    idempotencyKey: key,
+    counterKey,
+    delta,
+  };
+  let c = await exchange(ctx, 'counterAdd', request, id, true);
+  for (let i = 0; i < retries && c.type === 'info' && ctx.signal?.aborted !== true; i++)
+    c = await exchange(ctx, 'counterAdd', request, id, true);
+  return c;
+}
+
+export function counterGetOp(ctx: OpContext, counterKey: string, final = false): Promise<Completion> {
+  const request: OpRequest = {
+    method: 'POST',
+    path: `/Counter/${encodeURIComponent(counterKey)}/get`,
+    body: {},
+    counterKey,
+  };
+  if (final) request.final = true;
+  return exchange(ctx, 'counterGet', request, undefined, true);
+}
+
+/** The same call twice with one idempotency key: both recorded, for idempotentRetriesAgree. */
+export async function idempotentRetryOp(ctx: OpContext): Promise<Completion> {
+  const key = ctx.nextKey();
+  const fork = ctx.random.fork(key);
+  const first = await callOp({ ...ctx, random: fork }, 'idempotentRetry', key);
+  const again = await callOp({ ...ctx, random: ctx.random.fork(key) }, 'idempotentRetry', key);
+  return again.type === 'ok' ? again : first;
+}

@@ -1,0 +1,144 @@
+// Seeded clients driving the ingress: either `concurrency` closed-loop clients or an open loop
+// at `ratePerSec` (bounded by `maxInFlight`). Each client draws its ops from its own fork of the
+// run's random stream, so a seed replays the same op mix. Stopping stops new ops and waits a
+// bounded time for the ones in flight; ops still open then stay open in the history (hung).
+//
+//   random.fork('client-i') ─▶ pick kind by mix ─▶ op ─▶ history (invoke → ok|fail|info)
+import type { Random } from '../util/random.js';
+import type { HistoryRecorder } from './history.js';
+import { createHttpClient, type HttpClient } from './http-client.js';
+import { callOp, counterAddOp, counterGetOp, idempotentRetryOp, sendOp, type OpContext } from './ops.js';
+
+export type OpMixKind = 'call' | 'send' | 'counterAdd' | 'idempotentRetry';
+export type OpMix = Partial<Record<OpMixKind, number>>;
+
+export interface WorkloadSpec {
+  /** Closed-loop clients (default 8 when no rate is given). */
+  concurrency?: number;
+  /** Open loop: ops started per second, across all clients. */
+  ratePerSec?: number;
+  /** Bound on ops in flight in the open loop (default 256). */
+  maxInFlight?: number;
+  mix?: OpMix;
+  opTimeoutMs?: number;
+  counterKeys?: number;
+  /** Pause between a closed-loop client's ops. */
+  thinkMs?: number;
+}
+
+export interface WorkloadOptions extends WorkloadSpec {
+  baseUrls: readonly string[];
+  random: Random;
+  history: HistoryRecorder;
+  http?: HttpClient;
+}
+
+export interface StartedWorkload extends AsyncDisposable {
+  readonly counterKeys: readonly string[];
+  inFlight(): number;
+  completed(): number;
+  /** Stops starting ops and waits up to `drainMs` for those in flight. */
+  stop(drainMs?: number): Promise<void>;
+  /** Reads every counter once (final reads for exactlyOnce), with the same client timeout. */
+  finalReads(): Promise<void>;
+}
+
+export const defaultMix: Required<OpMix> = { call: 0.5, send: 0.2, counterAdd: 0.2, idempotentRetry: 0.1 };
+
+export function startWorkload(options: WorkloadOptions): StartedWorkload {
+  if (options.baseUrls.length === 0) throw new Error('workload needs at least one ingress URL');
+  const http = options.http ?? createHttpClient({ maxSockets: Math.max(16, (options.concurrency ?? 0) * 2) });
+  const ownsHttp = options.http === undefined;
+  const mix = options.mix ?? defaultMix;
+  const opTimeoutMs = options.opTimeoutMs ?? 30_000;
+  const counterKeys = Array.from({ length: options.counterKeys ?? 4 }, (_, i) => `c${i}`);
+  const abort = new AbortController();
+  let stopping = false;
+  const running = new Set<Promise<unknown>>();
+
+  const context = (process: number): OpContext => {
+    let n = 0;
+    return {
+      http,
+      history: options.history,
+      random: options.random.fork(`client-${process}`),
+      process,
+      baseUrl: options.baseUrls[process % options.baseUrls.length]!,
+      opTimeoutMs,
+      counterKeys,
+      nextKey: () => `p${process}-${options.random.seed}-${n++}`,
+      signal: abort.signal,
+    };
+  };
+  const runOne = (ctx: OpContext): Promise<unknown> => {
+    const kind = ctx.random.weighted(mix);
+    const p =
+      kind === 'send'
+        ? sendOp(ctx)
+        : kind === 'counterAdd'
+          ? counterAddOp(ctx)
+          : kind === 'idempotentRetry'
+            ? idempotentRetryOp(ctx)
+            : callOp(ctx);
+    running.add(p);
+    void p.finally(() => running.delete(p));
+    return p;
+  };
+
+  let ticker: NodeJS.Timeout | undefined;
+  if (options.ratePerSec !== undefined) {
+    const maxInFlight = options.maxInFlight ?? 256;
+    const clients = Array.from({ length: Math.max(1, options.concurrency ?? 8) }, (_, i) => context(i));
+    let next = 0;
+    ticker = setInterval(
+      () => {
+        if (stopping || running.size >= maxInFlight) return;
+        void runOne(clients[next++ % clients.length]!);
+      },
+      Math.max(1, 1000 / options.ratePerSec),
+    );
+  } else {
+    const loops = Math.max(1, options.concurrency ?? 8);
+    for (let i = 0; i < loops; i++) {
+      const ctx = context(i);
+      const loop = async (): Promise<void> => {
+        while (!stopping) {
+          await runOne(ctx);
+          if (options.thinkMs !== undefined && options.thinkMs > 0 && !stopping)
+            await new Promise((r) => setTimeout(r, options.thinkMs));
+        }
+      };
+      void loop();
+    }
+  }
+
+  const stop = async (drainMs = opTimeoutMs): Promise<void> => {
+    stopping = true;
+    if (ticker !== undefined) clearInterval(ticker);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...running]),
+      new Promise((r) => (timer = setTimeout(r, drainMs))),
+    ]);
+    clearTimeout(timer);
+    // Ops still open stay open in the history; abort their sockets so nothing outlives the run.
+    abort.abort();
+    if (ownsHttp) http.close();
+  };
+  return {
+    counterKeys,
+    inFlight: () => options.history.inFlight(),
+    completed: () => options.history.completed(),
+    stop,
+    finalReads: async () => {
+      const reader = createHttpClient({ maxSockets: 4 });
+      try {
+        const ctx: OpContext = { ...context(-1), http: reader, signal: undefined };
+        for (const key of counterKeys) await counterGetOp(ctx, key, true);
+      } finally {
+        reader.close();
+      }
+    },
+    [Symbol.asyncDispose]: () => stop(0),
+  };
+}
