@@ -39,8 +39,8 @@ export interface StartedWorkload extends AsyncDisposable {
   completed(): number;
   /** Stops starting ops and waits up to `drainMs` for those in flight. */
   stop(drainMs?: number): Promise<void>;
-  /** Reads every counter once (final reads for exactlyOnce), with the same client timeout. */
-  finalReads(): Promise<void>;
+  /** Reads every counter that got adds once (final reads for exactlyOnce), each bounded. */
+  finalReads(timeoutMs?: number): Promise<void>;
 }
 
 export const defaultMix: Required<OpMix> = { call: 0.5, send: 0.2, counterAdd: 0.2, idempotentRetry: 0.1 };
@@ -130,11 +130,17 @@ export function startWorkload(options: WorkloadOptions): StartedWorkload {
     inFlight: () => options.history.inFlight(),
     completed: () => options.history.completed(),
     stop,
-    finalReads: async () => {
+    finalReads: async (timeoutMs = Math.min(opTimeoutMs, 5000)) => {
+      // Only counters something was added to; all read at once, each bounded.
+      const used = new Set(
+        options.history.ops
+          .filter((o) => o.type === 'invoke' && o.kind === 'counterAdd')
+          .map((o) => o.request?.counterKey),
+      );
       const reader = createHttpClient({ maxSockets: 4 });
       try {
-        const ctx: OpContext = { ...context(-1), http: reader, signal: undefined };
-        for (const key of counterKeys) await counterGetOp(ctx, key, true);
+        const ctx: OpContext = { ...context(-1), http: reader, signal: undefined, opTimeoutMs: timeoutMs };
+        await Promise.all(counterKeys.filter((k) => used.has(k)).map((key) => counterGetOp(ctx, key, true)));
       } finally {
         reader.close();
       }
