@@ -1,5 +1,6 @@
 // The command registry: one entry per `limbo <command>`.
 import type { Command } from './command.js';
+import { runCommand } from './run.js';
 import { serveCommand } from './serve.js';
 
-export const commands: Command[] = [serveCommand];
+export const commands: Command[] = [serveCommand, runCommand];

@@ -1,0 +1,13 @@
+// The original report's scenario: clients call before any processor leads. With the legacy
+// protocol the leader that finally starts never notifies the ingress, so those calls hang.
+import { at, clientsBeforeProcessors, defineSuite, noClientLeftHanging, pendingDrains } from 'limbo';
+
+export default defineSuite({
+  name: 'startup-race',
+  why: 'Clients call before any processor is up; every call must be answered once they are.',
+  topology: { processors: 2, partitions: 2 },
+  workload: { concurrency: 8, mix: { call: 0.7, send: 0.3 } },
+  schedule: [at('0s', clientsBeforeProcessors(), { for: '3s' })],
+  expect: [noClientLeftHanging({ withinMsAfterHeal: 8000 }), pendingDrains()],
+  expectedToFailOn: ['reference:legacy'],
+});

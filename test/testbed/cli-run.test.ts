@@ -1,0 +1,52 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { loadSuite, loadSuites } from '../../src/runner/load-suites.js';
+import { UsageError } from '../../src/util/errors.js';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const fixtures = join(root, 'test', 'testbed', 'fixtures');
+const limbo = (...args: string[]) =>
+  spawnSync(process.execPath, [join(root, 'bin', 'limbo.js'), ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+
+test('suite files load through tsx and import the public API as `limbo`', async () => {
+  const { suite } = await loadSuite(join(fixtures, 'good-suite.ts'));
+  assert.equal(suite.name, 'fixture-good');
+  assert.equal(suite.schedule[0]?.fault.describe, 'leaderOf(0)');
+  await assert.rejects(
+    loadSuite(join(fixtures, 'bad-suite.ts')),
+    (err: unknown) => err instanceof UsageError && /bad-suite\.ts.*checker/s.test(err.message),
+  );
+  await assert.rejects(loadSuites(['no/such/dir']), UsageError);
+});
+
+test('every suite in chaos/ loads and is valid', async () => {
+  const loaded = await loadSuites([join(root, 'chaos')]);
+  assert.ok(loaded.length >= 8);
+  for (const { suite } of loaded) assert.ok(suite.why.length > 0 && suite.expect.length > 0, suite.name);
+  assert.ok(loaded.some((l) => l.suite.name === 'leader-kill'));
+});
+
+test('limbo run: bad suite files and flags exit 2 with a message naming them', () => {
+  let r = limbo('run', join(fixtures, 'bad-suite.ts'));
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /bad-suite\.ts/);
+  assert.match(r.stdout, /^seed \d+/, 'the seed is printed first');
+  r = limbo('run');
+  assert.equal(r.status, 2);
+  r = limbo('run', 'chaos', '--target', 'nowhere');
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /unknown target nowhere/);
+  r = limbo('run', 'chaos', '--seed', 'abc');
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /--seed/);
+  r = limbo('run', '--help');
+  assert.equal(r.status, 0);
+  assert.match(r.stdout, /--toxiproxy-url/);
+});
