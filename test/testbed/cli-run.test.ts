@@ -1,13 +1,35 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { loadSuite, loadSuites } from '../../src/runner/load-suites.js';
 import { UsageError } from '../../src/util/errors.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
-const fixtures = join(root, 'test', 'testbed', 'fixtures');
+// Suite files are written at test time inside the package (so `import … from 'limbo'` resolves
+// through the package's self-reference) and not under test/, where `node --test` would run them.
+mkdirSync(join(root, '.limbo'), { recursive: true });
+const fixtures = mkdtempSync(join(root, '.limbo', 'suites-'));
+process.on('exit', () => rmSync(fixtures, { recursive: true, force: true }));
+writeFileSync(
+  join(fixtures, 'good-suite.ts'),
+  `import { at, defineSuite, kill, leaderOf, noClientLeftHanging } from 'limbo';
+export default defineSuite({
+  name: 'fixture-good',
+  why: 'the loader test loads it',
+  schedule: [at('1s', kill(leaderOf({ partition: 0 })), { for: '1s' })],
+  expect: [noClientLeftHanging()],
+});
+`,
+);
+writeFileSync(
+  join(fixtures, 'bad-suite.ts'),
+  `import { defineSuite } from 'limbo';
+export default defineSuite({ name: 'fixture-bad', why: 'it has no checks', schedule: [], expect: [] });
+`,
+);
 const limbo = (...args: string[]) =>
   spawnSync(process.execPath, [join(root, 'bin', 'limbo.js'), ...args], {
     cwd: root,
