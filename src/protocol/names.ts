@@ -21,6 +21,13 @@ export const metricNames = {
   controllerLeaderChangesTotal: 'limbo_controller_leader_changes_total',
   faultActive: 'limbo_fault_active',
   workloadPending: 'limbo_workload_pending',
+  // The embedded Toxiproxy server's own counters, named as the real server's (TOXIPROXY.md).
+} as const;
+
+/** The embedded Toxiproxy server's counters, named like the real server's. */
+export const toxiproxyMetricNames = {
+  receivedBytesTotal: 'toxiproxy_proxy_received_bytes_total',
+  sentBytesTotal: 'toxiproxy_proxy_sent_bytes_total',
 } as const;
 
 export const spanAttributes = {

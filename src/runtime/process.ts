@@ -23,6 +23,8 @@ export interface ProcessOptions {
   logFile?: string;
   /** Bound on the wait for the ready line. */
   readyTimeoutMs?: number;
+  /** Recognises the ready line; default: the `limbo-ready {json}` line (for programs that print another). */
+  matchReady?: (line: string) => ReadyInfo | undefined;
 }
 
 export interface StartedProcess extends AsyncDisposable {
@@ -57,6 +59,7 @@ export function limboCommand(): { command: string; args: string[] } {
 
 export async function startProcess(options: ProcessOptions): Promise<StartedProcess> {
   const readyTimeoutMs = options.readyTimeoutMs ?? 15_000;
+  const matchReady = options.matchReady ?? parseReadyLine;
   let log: WriteStream | undefined;
   if (options.logFile !== undefined) {
     mkdirSync(dirname(options.logFile), { recursive: true });
@@ -95,7 +98,7 @@ export async function startProcess(options: ProcessOptions): Promise<StartedProc
     }, readyTimeoutMs);
     createInterface({ input: child.stdout! }).on('line', (line) => {
       remember(line);
-      const info = parseReadyLine(line);
+      const info = matchReady(line);
       if (info) {
         clearTimeout(timer);
         resolve(info);

@@ -42,7 +42,7 @@ type ValueOf<S extends OptionSpec> = S extends IntSpec
   ? number
   : S extends BoolSpec
     ? boolean
-    : S extends EnumSpec<infer V>
+    : S extends { type: 'enum'; values: readonly (infer V)[] }
       ? V
       : S extends ListSpec
         ? string[]

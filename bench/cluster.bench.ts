@@ -1,0 +1,57 @@
+// Calls/s and latency through the ingress (3 processors, 4 partitions) beside a bare Node
+// HTTP echo server on the same machine in the same run (the ceiling for an HTTP front
+// here), as a ratio; and the RSS of the whole cluster at rest and under load.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { TestCluster } from '../test/helpers/cluster.js';
+import { closedLoop, fmt, rssMiB } from './load.js';
+
+const DURATION_MS = Number(process.env.LIMBO_BENCH_DURATION_MS ?? 5000);
+const CONCURRENCY = 16;
+
+function post(url: string, body: string): Promise<boolean> {
+  return fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json' } }).then(
+    async (r) => {
+      await r.arrayBuffer();
+      return r.status === 200;
+    },
+  );
+}
+
+export async function run(): Promise<void> {
+  const echo = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(Buffer.concat(chunks));
+    });
+  });
+  await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
+  const echoUrl = `http://127.0.0.1:${(echo.address() as AddressInfo).port}/`;
+  const bare = await closedLoop(() => post(echoUrl, '{"x":1}'), CONCURRENCY, DURATION_MS);
+  await new Promise<void>((r) => echo.close(() => r()));
+
+  await using cluster = await TestCluster.start({ processors: 3, partitions: 4 });
+  await cluster.waitForLeaders();
+  const pids = [cluster.log, cluster.ingress, ...cluster.processors].map((p) => p!.pid);
+  const rss = (): number => pids.reduce((a, pid) => a + rssMiB(pid), 0);
+  const atRest = rss();
+  let peak = atRest;
+  const sampler = setInterval(() => (peak = Math.max(peak, rss())), 200);
+  const limbo = await closedLoop(() => post(`${cluster.url}/Echo/echo`, '{"x":1}'), CONCURRENCY, DURATION_MS);
+  clearInterval(sampler);
+
+  console.log(`concurrency ${CONCURRENCY}, ${DURATION_MS} ms each`);
+  console.log(
+    `bare node echo : ${fmt(bare.perSecond, 0)} req/s  p50 ${fmt(bare.p50Ms, 2)} ms  p99 ${fmt(bare.p99Ms, 2)} ms`,
+  );
+  console.log(
+    `limbo Echo/echo: ${fmt(limbo.perSecond, 0)} calls/s p50 ${fmt(limbo.p50Ms, 2)} ms  p99 ${fmt(limbo.p99Ms, 2)} ms  errors ${limbo.errors}`,
+  );
+  console.log(`ratio calls/s limbo ÷ bare: ${fmt(limbo.perSecond / bare.perSecond, 3)}`);
+  console.log(`ratio p99 limbo ÷ bare: ${fmt(limbo.p99Ms / bare.p99Ms, 1)}`);
+  console.log(
+    `cluster RSS (5 processes): at rest ${fmt(atRest, 0)} MiB, peak under load ${fmt(peak, 0)} MiB`,
+  );
+}

@@ -1,0 +1,70 @@
+// `limbo proxy [--host H] [--port P]`: the embedded Toxiproxy-compatible server on its own,
+// a drop-in for `toxiproxy-server`. Prints the ready line, stops on SIGINT / SIGTERM.
+import type { Command } from './command.js';
+import { exitCodes } from './command.js';
+import { startToxiproxyServer } from '../proxy/server.js';
+import { createLogger } from '../telemetry/logger.js';
+import { formatHelp, parseOptions, type OptionSpecs } from '../util/options.js';
+import { formatReadyLine } from '../util/ready.js';
+import { UsageError } from '../util/errors.js';
+
+const options = {
+  host: {
+    type: 'string',
+    default: '127.0.0.1',
+    env: 'LIMBO_PROXY_HOST',
+    description: 'address the HTTP API listens on',
+  },
+  port: {
+    type: 'int',
+    default: 8474,
+    min: 0,
+    max: 65535,
+    env: 'LIMBO_PROXY_PORT',
+    description: 'port of the HTTP API (0 = any free)',
+  },
+} satisfies OptionSpecs;
+
+const description =
+  'Runs the embedded Toxiproxy-compatible server (HTTP API of Toxiproxy 2.12.0, plus /metrics).';
+
+export const proxyCommand: Command = {
+  name: 'proxy',
+  summary: 'run the embedded Toxiproxy-compatible server (drop-in for toxiproxy-server)',
+  async run(argv, env) {
+    const parsed = parseOptions(options, argv, env);
+    if (parsed.help) {
+      process.stdout.write(formatHelp('limbo proxy [options]', description, options));
+      return exitCodes.pass;
+    }
+    if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument "${parsed.positionals[0]}"`);
+    const logger = createLogger('proxy', { level: env.LIMBO_LOG_LEVEL === 'debug' ? 'debug' : 'info' });
+    const server = await startToxiproxyServer({
+      host: parsed.options.host,
+      port: parsed.options.port,
+      logger,
+    });
+    process.stdout.write(
+      formatReadyLine({
+        role: 'proxy',
+        node: 'proxy',
+        pid: process.pid,
+        addresses: { api: server.url, metrics: server.metricsUrl },
+      }) + '\n',
+    );
+    process.stdout.write(`limbo proxy: Toxiproxy API on ${server.url} (Ctrl-C to stop)\n`);
+    await new Promise<void>((resolve) => {
+      const onSignal = (): void => {
+        process.off('SIGTERM', onSignal);
+        process.off('SIGINT', onSignal);
+        resolve();
+      };
+      process.on('SIGTERM', onSignal);
+      process.on('SIGINT', onSignal);
+    });
+    const forced = setTimeout(() => process.exit(0), 5000);
+    forced.unref();
+    await server.stop();
+    return exitCodes.pass;
+  },
+};

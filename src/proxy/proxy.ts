@@ -1,0 +1,163 @@
+// A proxy: one TCP listener, its live connections, and its toxics (per direction, in
+// creation order). Each accepted client gets its upstream dialled only then; if that
+// fails the client is closed at once. Toxic changes are applied to every live connection.
+import net from 'node:net';
+import { Connection } from './connection.js';
+import { defaultQueueLimits, type QueueLimits } from './chunk-queue.js';
+import type { Direction, ToxicConfig } from './toxic.js';
+import type { Logger } from '../telemetry/logger.js';
+import { ApiError } from './api-error.js';
+
+export interface ProxyHooks {
+  random: () => number;
+  logger: Logger;
+  queueLimits?: QueueLimits;
+  onReceived(proxy: Proxy, direction: Direction, bytes: number): void;
+  onSent(proxy: Proxy, direction: Direction, bytes: number): void;
+}
+
+export interface ProxyJson {
+  name: string;
+  listen: string;
+  upstream: string;
+  enabled: boolean;
+}
+
+/** "host:port" → parts; an empty or "localhost" host means 127.0.0.1 (loopback by default). */
+export function splitHostPort(address: string): { host: string; port: number } {
+  const m = /^(?:\[([^\]]*)\]|([^:]*)):(\d{1,5})$/.exec(address.trim());
+  if (!m) throw new ApiError(500, `listen tcp ${address}: address ${address}: missing port in address`);
+  const raw = m[1] ?? m[2] ?? '';
+  const host = raw === '' || raw === 'localhost' ? '127.0.0.1' : raw;
+  const port = Number(m[3]);
+  if (port > 65535) throw new ApiError(500, `listen tcp ${address}: address ${address}: invalid port`);
+  return { host, port };
+}
+
+function joinHostPort(host: string, port: number): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+export class Proxy {
+  listen: string;
+  upstream: string;
+  enabled = false;
+  /** Creation order, both streams. */
+  readonly toxics: ToxicConfig[] = [];
+  private server: net.Server | undefined;
+  private readonly connections = new Set<Connection>();
+  /** Sockets accepted and still dialling upstream. */
+  private readonly pending = new Set<net.Socket>();
+
+  constructor(
+    readonly name: string,
+    listen: string,
+    upstream: string,
+    private readonly hooks: ProxyHooks,
+  ) {
+    this.listen = listen;
+    this.upstream = upstream;
+  }
+
+  toJson(): ProxyJson {
+    return { name: this.name, listen: this.listen, upstream: this.upstream, enabled: this.enabled };
+  }
+
+  get connectionCount(): number {
+    return this.connections.size;
+  }
+
+  /** Listens; `listen` is rewritten to the bound address. Throws ApiError(500) on listen errors. */
+  async start(): Promise<void> {
+    if (this.enabled) return;
+    const { host, port } = splitHostPort(this.listen);
+    const server = net.createServer({ allowHalfOpen: true, pauseOnConnect: true }, (client) =>
+      this.accept(client),
+    );
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (err) => reject(new ApiError(500, `listen tcp ${this.listen}: ${err.message}`)));
+      server.listen({ host, port, backlog: 4096 }, () => resolve());
+    });
+    server.on('error', (err) => this.hooks.logger.warn('listener error', { proxy: this.name, err }));
+    const bound = server.address() as net.AddressInfo;
+    this.listen = joinHostPort(bound.address, bound.port);
+    this.server = server;
+    this.enabled = true;
+  }
+
+  /** Stops listening and closes every connection. */
+  async stop(): Promise<void> {
+    this.enabled = false;
+    const server = this.server;
+    this.server = undefined;
+    for (const socket of this.pending) socket.destroy();
+    this.pending.clear();
+    for (const c of [...this.connections]) c.close('close');
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  async addToxic(config: ToxicConfig): Promise<void> {
+    this.toxics.push(config);
+    await Promise.all([...this.connections].map((c) => c.link(config.stream).addToxic(config)));
+  }
+
+  async updateToxic(config: ToxicConfig): Promise<void> {
+    await Promise.all([...this.connections].map((c) => c.link(config.stream).updateToxic(config)));
+  }
+
+  async removeToxic(config: ToxicConfig): Promise<void> {
+    const i = this.toxics.indexOf(config);
+    if (i >= 0) this.toxics.splice(i, 1);
+    await Promise.all([...this.connections].map((c) => c.link(config.stream).removeToxic(config)));
+  }
+
+  async removeAllToxics(): Promise<void> {
+    for (const t of [...this.toxics]) await this.removeToxic(t);
+  }
+
+  private accept(client: net.Socket): void {
+    if (!this.enabled) {
+      client.destroy();
+      return;
+    }
+    let target: { host: string; port: number };
+    try {
+      target = splitHostPort(this.upstream);
+    } catch {
+      client.destroy();
+      return;
+    }
+    this.pending.add(client);
+    client.on('error', () => client.destroy());
+    const server = net.connect({ host: target.host, port: target.port, allowHalfOpen: true });
+    const onDialError = (err: Error): void => {
+      this.pending.delete(client);
+      this.hooks.logger.debug('upstream unreachable', { proxy: this.name, err });
+      client.destroy();
+    };
+    server.once('error', onDialError);
+    client.once('close', () => {
+      if (this.pending.delete(client)) server.destroy();
+    });
+    server.once('connect', () => {
+      server.off('error', onDialError);
+      if (!this.pending.delete(client) || client.destroyed) {
+        server.destroy();
+        return;
+      }
+      client.removeAllListeners('error');
+      client.removeAllListeners('close');
+      const connection = new Connection(client, server, this.toxics, {
+        random: this.hooks.random,
+        logger: this.hooks.logger,
+        queueLimits: this.hooks.queueLimits ?? defaultQueueLimits,
+        onReceived: (direction, bytes) => this.hooks.onReceived(this, direction, bytes),
+        onSent: (direction, bytes) => this.hooks.onSent(this, direction, bytes),
+        onClosed: (c) => this.connections.delete(c),
+      });
+      this.connections.add(connection);
+      connection.start();
+      client.resume();
+    });
+  }
+}

@@ -1,0 +1,21 @@
+// Toxic types by Toxiproxy's name. Adding a toxic = one file + one line here.
+import type { ToxicDefinition } from '../toxic.js';
+import { bandwidthToxic } from './bandwidth.js';
+import { latencyToxic } from './latency.js';
+import { limitDataToxic } from './limit-data.js';
+import { resetPeerToxic } from './reset-peer.js';
+import { slicerToxic } from './slicer.js';
+import { slowCloseToxic } from './slow-close.js';
+import { timeoutToxic } from './timeout.js';
+
+export const toxicRegistry: ReadonlyMap<string, ToxicDefinition> = new Map(
+  [
+    latencyToxic,
+    bandwidthToxic,
+    slowCloseToxic,
+    timeoutToxic,
+    resetPeerToxic,
+    slicerToxic,
+    limitDataToxic,
+  ].map((d) => [d.type, d]),
+);

@@ -1,0 +1,94 @@
+// Renders one invocation's spans as a terminal waterfall: service, span, start offset,
+// duration, attempt and resend reason, errors — with the fault windows that overlap it.
+//
+//   spans.jsonl ─▶ spans of the traces that mention the invocation ─▶ tree by parent ─▶ lines
+import type { SpanRecord } from '../telemetry/otlp-receiver.js';
+import { spanAttributes as A } from '../protocol/names.js';
+
+export interface FaultWindowLike {
+  fault: string;
+  target: string;
+  startMs: number;
+  /** Undefined while still active at the end of the run. */
+  endMs?: number;
+}
+
+export interface Waterfall {
+  traceIds: string[];
+  lines: string[];
+}
+
+/** Every span of every trace that has a span carrying this invocation id. */
+export function spansOfInvocation(spans: readonly SpanRecord[], invocationId: string): SpanRecord[] {
+  const traces = new Set(
+    spans.filter((s) => s.attributes[A.invocationId] === invocationId).map((s) => s.traceId),
+  );
+  return spans.filter((s) => traces.has(s.traceId));
+}
+
+const BAR_WIDTH = 40;
+
+export function renderWaterfall(
+  invocationId: string,
+  spans: readonly SpanRecord[],
+  faults: readonly FaultWindowLike[] = [],
+): Waterfall {
+  const mine = spansOfInvocation(spans, invocationId);
+  const traceIds = [...new Set(mine.map((s) => s.traceId))];
+  if (mine.length === 0) return { traceIds, lines: [] };
+  const t0 = Math.min(...mine.map((s) => s.startMs));
+  const t1 = Math.max(...mine.map((s) => s.endMs));
+  const total = Math.max(1, t1 - t0);
+  const ids = new Set(mine.map((s) => s.spanId));
+  const children = new Map<string, SpanRecord[]>();
+  const roots: SpanRecord[] = [];
+  for (const s of mine) {
+    if (s.parentSpanId !== '' && ids.has(s.parentSpanId)) {
+      const list = children.get(s.parentSpanId) ?? [];
+      list.push(s);
+      children.set(s.parentSpanId, list);
+    } else roots.push(s);
+  }
+  const byStart = (a: SpanRecord, b: SpanRecord): number => a.startMs - b.startMs;
+  const lines = [
+    `invocation ${invocationId} — trace ${traceIds.join(', ')} — ${mine.length} spans over ${fmtMs(total)}`,
+    `${'offset'.padStart(9)} ${'duration'.padStart(9)}  ${'service'.padEnd(13)} ${'span'.padEnd(44)} ${'timeline'.padEnd(BAR_WIDTH)}  details`,
+  ];
+  const walk = (s: SpanRecord, depth: number): void => {
+    const offset = s.startMs - t0;
+    const dur = s.endMs - s.startMs;
+    const from = Math.floor((offset / total) * BAR_WIDTH);
+    const width = Math.max(1, Math.round((dur / total) * BAR_WIDTH));
+    const bar =
+      ' '.repeat(Math.min(from, BAR_WIDTH - 1)) +
+      (s.status.code === 2 ? '!' : '█').repeat(Math.min(width, BAR_WIDTH - from));
+    const details: string[] = [];
+    const attempt = s.attributes[A.attempt];
+    if (attempt !== undefined) details.push(`attempt ${String(attempt)}`);
+    const reason = s.attributes[A.resendReason];
+    if (reason !== undefined && reason !== '') details.push(`resend: ${String(reason)}`);
+    const epoch = s.attributes[A.leaderEpoch];
+    if (epoch !== undefined && epoch !== 0) details.push(`epoch ${String(epoch)}`);
+    if (s.status.code === 2) details.push(`ERROR ${s.status.message}`.trim());
+    const name = `${'  '.repeat(depth)}${s.name}`;
+    lines.push(
+      `${fmtMs(offset).padStart(9)} ${fmtMs(dur).padStart(9)}  ${s.service.padEnd(13).slice(0, 13)} ${name.padEnd(44).slice(0, 44)} ${bar.padEnd(BAR_WIDTH)}  ${details.join(', ')}`,
+    );
+    for (const c of (children.get(s.spanId) ?? []).sort(byStart)) walk(c, depth + 1);
+  };
+  for (const r of roots.sort(byStart)) walk(r, 0);
+  const overlapping = faults.filter((f) => f.startMs <= t1 && (f.endMs ?? Infinity) >= t0);
+  if (overlapping.length > 0) {
+    lines.push('', 'fault windows overlapping this invocation:');
+    for (const f of overlapping) {
+      const end = f.endMs === undefined ? 'end of run' : fmtMs(f.endMs - t0);
+      lines.push(`  ${fmtMs(f.startMs - t0).padStart(9)} → ${end.padStart(9)}  ${f.fault} on ${f.target}`);
+    }
+  }
+  return { traceIds, lines };
+}
+
+function fmtMs(ms: number): string {
+  if (Math.abs(ms) >= 10_000) return `${(ms / 1000).toFixed(1)} s`;
+  return `${Math.round(ms)} ms`;
+}

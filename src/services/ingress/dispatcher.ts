@@ -1,0 +1,160 @@
+// The fixed protocol: request/response to the partition's leader, resent until answered.
+//
+//   attempt ─▶ leader from the table (or the last NOT_LEADER hint)
+//      ├─ answer ─────────────────────────────▶ done
+//      ├─ NOT_LEADER / LOST_LEADERSHIP / INTERNAL ─┐
+//      ├─ connection lost (keepalive, reset) ──────┼─▶ backoff (50 ms doubling, cap 1 s) ─▶ resend
+//      └─ per-attempt deadline ────────────────────┘      same request id, same invocation id
+// Resending is always safe: the invocation id makes a resend attach to the invocation the
+// first attempt may have created, and the request id lets the leader hand a resend the
+// reply slot of the attempt still in flight.
+import { randomUUID } from 'node:crypto';
+import type { ResendReason } from '../../protocol/names.js';
+import { grpc } from '../../protocol/grpc.js';
+import type * as w from '../../protocol/wire.js';
+import { SpanKind, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
+import { spanAttributes as A } from '../../protocol/names.js';
+import type { Logger } from '../../telemetry/logger.js';
+import { contextOf, traceparentOf } from '../../telemetry/tracing.js';
+import { Backoff, sleep } from '../../util/backoff.js';
+import type { IngressMetrics } from './metrics.js';
+import type { Router } from './router.js';
+
+export interface DispatcherOptions {
+  router: Router;
+  metrics: IngressMetrics;
+  logger: Logger;
+  tracer: Tracer;
+  /** Per-attempt deadline of calls that answer at once (Submit SUBMITTED, GetOutput without block). */
+  rpcTimeoutMs: number;
+  /** Per-attempt deadline of calls that wait for an output (Submit OUTPUT, blocking GetOutput). */
+  longPollMs: number;
+}
+
+export interface SubmitInput {
+  invocationId: string;
+  partition: number;
+  service: string;
+  key: string;
+  handler: string;
+  payload: Buffer;
+  idempotencyKey: string;
+  replyOn: 'SUBMITTED' | 'OUTPUT';
+  traceparent: string;
+}
+
+type Ok<R> = Exclude<R, { result: 'error' }>;
+
+export class Dispatcher {
+  constructor(private readonly o: DispatcherOptions) {}
+
+  submit(input: SubmitInput, signal: AbortSignal, parent: Span): Promise<Ok<w.SubmitResponse>> {
+    const requestId = randomUUID();
+    const timeoutMs = input.replyOn === 'OUTPUT' ? this.o.longPollMs : this.o.rpcTimeoutMs;
+    return this.withResends(
+      'submit',
+      input.partition,
+      input.invocationId,
+      signal,
+      parent,
+      (client, attempt) =>
+        client.submit(
+          { requestId, ...input, traceparent: traceparentOf(attempt) || input.traceparent },
+          { timeoutMs, signal },
+        ),
+    );
+  }
+
+  getOutput(
+    invocationId: string,
+    partition: number,
+    block: boolean,
+    signal: AbortSignal,
+    parent: Span,
+  ): Promise<Ok<w.GetOutputResponse>> {
+    const req: w.GetOutputRequest = { requestId: randomUUID(), invocationId, partition, block };
+    const timeoutMs = block ? this.o.longPollMs : this.o.rpcTimeoutMs;
+    return this.withResends('get_output', partition, invocationId, signal, parent, (client) =>
+      client.getOutput(req, { timeoutMs, signal }),
+    );
+  }
+
+  private async withResends<R extends { result: string }>(
+    rpc: string,
+    partition: number,
+    invocationId: string,
+    signal: AbortSignal,
+    parent: Span,
+    call: (client: ReturnType<Router['client']>, attemptSpan: Span) => Promise<R>,
+  ): Promise<Exclude<R, { result: 'error' }>> {
+    const { router, metrics } = this.o;
+    const p = String(partition);
+    const backoff = new Backoff();
+    let hint: string | undefined;
+    let reason: ResendReason | '' = '';
+    let attempt = 0;
+    // Every failure below is followed by a backoff and a resend, counted by its reason.
+    for (;;) {
+      signal.throwIfAborted();
+      const route = router.leaderFor(partition);
+      const address = hint ?? route?.address;
+      hint = undefined;
+      if (address === undefined) {
+        metrics.resends.inc({ partition: p, reason: 'unavailable' });
+        await router.waitForChange(backoff.next(), signal);
+        continue;
+      }
+      let result: string;
+      attempt++;
+      const span = this.o.tracer.startSpan(
+        `ingress ${rpc} attempt`,
+        {
+          kind: SpanKind.CLIENT,
+          attributes: {
+            [A.invocationId]: invocationId,
+            [A.partition]: partition,
+            [A.attempt]: attempt,
+            [A.resendReason]: reason,
+            [A.leaderEpoch]: route?.epoch ?? 0,
+            'limbo.target.address': address,
+          },
+        },
+        contextOf(parent),
+      );
+      try {
+        const res = await call(router.client(address), span);
+        if (res.result !== 'error') {
+          metrics.rpcAttempts.inc({ partition: p, rpc, result: 'ok' });
+          span.end();
+          return res as Exclude<R, { result: 'error' }>;
+        }
+        const err = (res as unknown as { error: w.RpcError }).error;
+        result = err.code.toLowerCase();
+        reason =
+          err.code === 'NOT_LEADER'
+            ? 'not_leader'
+            : err.code === 'LOST_LEADERSHIP'
+              ? 'lost_leadership'
+              : 'unavailable';
+        if (err.code === 'NOT_LEADER' && err.leaderNode !== '' && err.leaderNode !== route?.node) {
+          hint = router.addressOf(err.leaderNode);
+        }
+      } catch (e) {
+        if (signal.aborted) {
+          span.setStatus({ code: SpanStatusCode.ERROR, message: 'aborted' });
+          span.end();
+        }
+        signal.throwIfAborted();
+        const code = (e as { code?: number }).code;
+        reason = code === grpc.status.DEADLINE_EXCEEDED ? 'timeout' : 'connection_lost';
+        result = reason;
+        this.o.logger.debug('attempt failed', { rpc, partition, address, error: e });
+      }
+      metrics.rpcAttempts.inc({ partition: p, rpc, result });
+      span.setStatus({ code: SpanStatusCode.ERROR, message: result });
+      span.end();
+      metrics.resends.inc({ partition: p, reason });
+      await sleep(backoff.next(), signal);
+    }
+  }
+}

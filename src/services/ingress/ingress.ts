@@ -1,0 +1,397 @@
+// The ingress: the HTTP/1.1 API clients call, in front of the partition processors.
+//
+//   POST /{service}/{handler}[/send]         POST /{service}/{key}/{handler}[/send]
+//   GET  /invocations/{id}/output            GET  /invocations/{id}/attach
+//        │ parse, limits, idempotency-key ─▶ invocation id (encodes the partition key)
+//        ▼
+//   Dispatcher (fixed: request/response with resends) | LegacyDispatcher (append + wait for push)
+//
+// Every request is counted as pending from arrival until its answer, so a client left
+// hanging shows up in limbo_ingress_pending_requests and limbo_ingress_oldest_pending_seconds.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+import { lookupHandler, catalogue } from '../../protocol/catalogue.js';
+import { createLogClient, type LogClient } from '../../protocol/grpc.js';
+import { isInvocationId, makeInvocationId } from '../../protocol/ids.js';
+import type * as w from '../../protocol/wire.js';
+import { SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
+import { spanAttributes as A } from '../../protocol/names.js';
+import type { Logger } from '../../telemetry/logger.js';
+import {
+  contextFromTraceparent,
+  createTracing,
+  traceparentOf,
+  type Tracing,
+} from '../../telemetry/tracing.js';
+import { createRegistry, startMetricsServer } from '../../telemetry/metrics.js';
+import type { StartedService } from '../service.js';
+import { Dispatcher, type SubmitInput } from './dispatcher.js';
+import { LegacyDispatcher } from './legacy-dispatcher.js';
+import { createIngressMetrics, type IngressMetrics, type RequestKind } from './metrics.js';
+import { Router } from './router.js';
+
+export interface IngressOptions {
+  node: string;
+  logAddress: string;
+  host?: string;
+  port?: number;
+  metricsPort?: number;
+  protocol?: 'rpc' | 'legacy';
+  rpcTimeoutMs?: number;
+  longPollMs?: number;
+  /** 0 = no deadline: the request waits as long as it takes. */
+  requestTimeoutMs?: number;
+  maxPending?: number;
+  maxBodyBytes?: number;
+  logger: Logger;
+  registry?: Registry;
+  /** Defaults to OTLP export configured from `env` (OTEL_* variables). */
+  tracing?: Tracing;
+  env?: NodeJS.ProcessEnv;
+}
+
+export const INVOCATION_ID_HEADER = 'x-limbo-invocation-id';
+export const TRACE_ID_HEADER = 'x-limbo-trace-id';
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly outcome: string,
+    message: string,
+    readonly headers: Record<string, string> = {},
+    readonly invocationId?: string,
+  ) {
+    super(message);
+  }
+}
+
+export async function startIngress(o: IngressOptions): Promise<StartedService> {
+  const host = o.host ?? '127.0.0.1';
+  const registry = o.registry ?? createRegistry({ service: o.node });
+  const pending = new Map<number, { kind: RequestKind; startedAt: number }>();
+  const metrics = createIngressMetrics(registry, () => {
+    let oldest = Infinity;
+    for (const p of pending.values()) oldest = Math.min(oldest, p.startedAt);
+    return oldest === Infinity ? 0 : (performance.now() - oldest) / 1000;
+  });
+  const tracing = o.tracing ?? createTracing(o.node, o.logger, o.env);
+  const router = new Router(o.logAddress, o.node, o.logger);
+  router.start();
+  const protocol = o.protocol ?? 'rpc';
+  const dispatcher = new Dispatcher({
+    router,
+    metrics,
+    logger: o.logger,
+    tracer: tracing.tracer,
+    rpcTimeoutMs: o.rpcTimeoutMs ?? 5000,
+    longPollMs: o.longPollMs ?? 30_000,
+  });
+  let log: LogClient | undefined;
+  let legacy: LegacyDispatcher | undefined;
+  if (protocol === 'legacy') {
+    log = createLogClient(o.logAddress);
+    legacy = new LegacyDispatcher(router, log, o.node, o.logger);
+    legacy.start();
+  }
+  const api = new IngressApi(
+    {
+      ...o,
+      requestTimeoutMs: o.requestTimeoutMs ?? 0,
+      maxPending: o.maxPending ?? 10_000,
+      maxBodyBytes: o.maxBodyBytes ?? 1024 * 1024,
+    },
+    router,
+    dispatcher,
+    legacy,
+    metrics,
+    pending,
+    tracing,
+  );
+  const server = http.createServer((req, res) => api.handle(req, res));
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  server.requestTimeout = 0;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const httpPort = (server.address() as AddressInfo).port;
+  const metricsServer = await startMetricsServer(registry, host, o.metricsPort ?? 0);
+  let stopped: Promise<void> | undefined;
+  const stop = (): Promise<void> =>
+    (stopped ??= (async () => {
+      api.closing = true;
+      legacy?.stop();
+      await router.stop();
+      log?.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await metricsServer.stop();
+      await tracing.shutdown();
+    })());
+  return {
+    role: 'ingress',
+    node: o.node,
+    addresses: { http: `http://${host}:${httpPort}`, metrics: metricsServer.url },
+    stop,
+    [Symbol.asyncDispose]: stop,
+  };
+}
+
+type ApiOptions = Required<Pick<IngressOptions, 'requestTimeoutMs' | 'maxPending' | 'maxBodyBytes'>> &
+  IngressOptions;
+
+class IngressApi {
+  closing = false;
+  private nextId = 1;
+
+  constructor(
+    private readonly o: ApiOptions,
+    private readonly router: Router,
+    private readonly dispatcher: Dispatcher,
+    private readonly legacy: LegacyDispatcher | undefined,
+    private readonly metrics: IngressMetrics,
+    private readonly pending: Map<number, { kind: RequestKind; startedAt: number }>,
+    private readonly tracing: Tracing,
+  ) {}
+
+  handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const url = new URL(req.url ?? '/', 'http://ingress');
+    const segments = url.pathname
+      .split('/')
+      .filter((s) => s !== '')
+      .map((s) => decodeURIComponent(s));
+    if (req.method === 'GET' && url.pathname === '/health') {
+      send(res, 200, { ok: true, partitionTable: this.router.current !== undefined });
+      return;
+    }
+    let kind: RequestKind;
+    if (segments[0] === 'invocations') kind = segments[2] === 'attach' ? 'attach' : 'output';
+    else kind = segments[segments.length - 1] === 'send' ? 'send' : 'call';
+    const id = this.nextId++;
+    const startedAt = performance.now();
+    this.pending.set(id, { kind, startedAt });
+    this.metrics.pending.inc({ kind });
+    const abort = new AbortController();
+    let deadline: NodeJS.Timeout | undefined;
+    if (this.o.requestTimeoutMs > 0) {
+      deadline = setTimeout(
+        () => abort.abort(new HttpError(504, 'deadline', 'request deadline passed')),
+        this.o.requestTimeoutMs,
+      );
+    }
+    res.on('close', () => {
+      if (!res.writableFinished) abort.abort(new HttpError(499, 'aborted', 'client went away'));
+    });
+    let invocationId: string | undefined;
+    const span = this.tracing.tracer.startSpan(
+      `ingress ${kind}`,
+      {
+        kind: SpanKind.SERVER,
+        attributes: { 'http.request.method': req.method ?? '', 'url.path': url.pathname },
+      },
+      contextFromTraceparent(headerValue(req.headers.traceparent)),
+    );
+    if (this.tracing.enabled) res.setHeader(TRACE_ID_HEADER, span.spanContext().traceId);
+    const finish = (outcome: string, status: number): void => {
+      span.setAttribute('http.response.status_code', status);
+      span.setAttribute('limbo.outcome', outcome);
+      if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: outcome });
+      span.end();
+      clearTimeout(deadline);
+      if (!this.pending.delete(id)) return;
+      this.metrics.pending.dec({ kind });
+      this.metrics.requests.inc({ kind, outcome });
+      this.metrics.duration.observe({ kind, outcome }, (performance.now() - startedAt) / 1000);
+    };
+    const setInvocationId = (idv: string, partition?: number): void => {
+      invocationId = idv;
+      span.setAttribute(A.invocationId, idv);
+      if (partition !== undefined) span.setAttribute(A.partition, partition);
+    };
+    this.route(req, segments, kind, abort.signal, setInvocationId, span)
+      .then(({ status, body, outcome }) => {
+        if (invocationId !== undefined) res.setHeader(INVOCATION_ID_HEADER, invocationId);
+        send(res, status, body);
+        finish(outcome, status);
+      })
+      .catch((err: unknown) => {
+        const e =
+          err instanceof HttpError
+            ? err
+            : abort.signal.reason instanceof HttpError
+              ? abort.signal.reason
+              : new HttpError(500, 'error', err instanceof Error ? err.message : String(err));
+        if (e.status === 499) {
+          finish('aborted', 499);
+          return;
+        }
+        for (const [k, v] of Object.entries(e.headers)) res.setHeader(k, v);
+        const idv = e.invocationId ?? invocationId;
+        if (idv !== undefined) res.setHeader(INVOCATION_ID_HEADER, idv);
+        send(res, e.status, { error: e.message, ...(idv !== undefined ? { invocationId: idv } : {}) });
+        finish(e.outcome, e.status);
+      });
+  }
+
+  private async route(
+    req: http.IncomingMessage,
+    segments: string[],
+    kind: RequestKind,
+    signal: AbortSignal,
+    setInvocationId: (id: string, partition?: number) => void,
+    span: Span,
+  ): Promise<{ status: number; body: unknown; outcome: string }> {
+    if (this.closing)
+      throw new HttpError(503, 'overloaded', 'ingress is shutting down', { 'retry-after': '1' });
+    if (this.pending.size > this.o.maxPending) {
+      throw new HttpError(503, 'overloaded', `more than ${this.o.maxPending} requests pending`, {
+        'retry-after': '1',
+      });
+    }
+    if (kind === 'output' || kind === 'attach') {
+      if (req.method !== 'GET')
+        throw new HttpError(405, 'bad_request', `use GET for /invocations/{id}/${kind}`);
+      const [, invocationId, action, ...rest] = segments;
+      if (invocationId === undefined || (action !== 'output' && action !== 'attach') || rest.length > 0) {
+        throw new HttpError(
+          404,
+          'not_found',
+          'expected /invocations/{id}/output or /invocations/{id}/attach',
+        );
+      }
+      if (!isInvocationId(invocationId))
+        throw new HttpError(400, 'bad_request', `malformed invocation id "${invocationId}"`);
+      setInvocationId(invocationId);
+      const partition = await this.partitionOf(invocationId, signal);
+      setInvocationId(invocationId, partition);
+      const res = await this.dispatcher.getOutput(invocationId, partition, kind === 'attach', signal, span);
+      if (res.result === 'notFound')
+        throw new HttpError(404, 'not_found', `invocation ${invocationId} not found`);
+      if (res.result === 'pending')
+        return { status: 202, body: { invocationId, status: 'Pending' }, outcome: 'ok' };
+      return outputAnswer(res.output);
+    }
+    if (req.method !== 'POST') throw new HttpError(405, 'bad_request', 'use POST to call a handler');
+    const target = parseTarget(segments);
+    const body = await readBody(req, this.o.maxBodyBytes);
+    const text = body.length === 0 ? 'null' : body.toString('utf8');
+    try {
+      JSON.parse(text);
+    } catch (e) {
+      throw new HttpError(400, 'bad_request', `malformed JSON body: ${(e as Error).message}`);
+    }
+    const idempotencyKey = headerValue(req.headers['idempotency-key']);
+    const invocationId = makeInvocationId(target, idempotencyKey);
+    setInvocationId(invocationId);
+    const partition = await this.partitionOf(invocationId, signal);
+    setInvocationId(invocationId, partition);
+    const input: SubmitInput = {
+      invocationId,
+      partition,
+      service: target.service,
+      key: target.key,
+      handler: target.handler,
+      payload: Buffer.from(text, 'utf8'),
+      idempotencyKey: idempotencyKey ?? '',
+      replyOn: kind === 'send' ? 'SUBMITTED' : 'OUTPUT',
+      traceparent: traceparentOf(span) || (headerValue(req.headers.traceparent) ?? ''),
+    };
+    const res = this.legacy
+      ? await this.legacy.submit(input, signal)
+      : await this.dispatcher.submit(input, signal, span);
+    if (res.result === 'submitted') {
+      return {
+        status: 202,
+        body: { invocationId, status: res.submitted.isNew ? 'Accepted' : 'PreviouslyAccepted' },
+        outcome: 'ok',
+      };
+    }
+    return outputAnswer(res.output);
+  }
+
+  /** The partition of an invocation; waits (bounded by the request's signal) for the first table. */
+  private async partitionOf(invocationId: string, signal: AbortSignal): Promise<number> {
+    for (;;) {
+      signal.throwIfAborted();
+      const p = this.router.partitionOfInvocation(invocationId);
+      if (p !== undefined) return p;
+      await this.router.waitForChange(1000, signal);
+    }
+  }
+}
+
+function outputAnswer(output: w.Output): { status: number; body: unknown; outcome: string } {
+  if (output.success) {
+    const text = output.value.toString('utf8');
+    return { status: 200, body: text === '' ? null : (JSON.parse(text) as unknown), outcome: 'ok' };
+  }
+  return {
+    status: 500,
+    body: { error: output.failure, invocationId: output.invocationId },
+    outcome: 'failed',
+  };
+}
+
+function parseTarget(segments: string[]): { service: string; key: string; handler: string } {
+  const parts = segments[segments.length - 1] === 'send' ? segments.slice(0, -1) : segments;
+  const service = parts[0];
+  if (service === undefined) throw new HttpError(404, 'not_found', 'no service named');
+  const info = Object.hasOwn(catalogue, service) ? catalogue[service] : undefined;
+  if (!info) throw new HttpError(404, 'not_found', `unknown service "${service}"`);
+  const expected = info.keyed ? 3 : 2;
+  if (parts.length !== expected) {
+    const shape = info.keyed ? `/${service}/{key}/{handler}` : `/${service}/{handler}`;
+    throw new HttpError(404, 'not_found', `${service} is called as ${shape}[/send]`);
+  }
+  const key = info.keyed ? (parts[1] as string) : '';
+  const handler = parts[expected - 1] as string;
+  if (!lookupHandler(service, handler))
+    throw new HttpError(404, 'not_found', `unknown handler "${service}/${handler}"`);
+  return { service, key, handler };
+}
+
+function headerValue(v: string | string[] | undefined): string | undefined {
+  const s = Array.isArray(v) ? v[0] : v;
+  return s === undefined || s === '' ? undefined : s;
+}
+
+function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length'] ?? '0');
+    if (declared > limit) {
+      req.resume();
+      reject(
+        new HttpError(413, 'bad_request', `body over the limit of ${limit} bytes`, { connection: 'close' }),
+      );
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.removeAllListeners('data');
+        req.resume();
+        reject(
+          new HttpError(413, 'bad_request', `body over the limit of ${limit} bytes`, { connection: 'close' }),
+        );
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function send(res: http.ServerResponse, status: number, body: unknown): void {
+  if (res.headersSent || res.destroyed) return;
+  const text = JSON.stringify(body ?? null);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}

@@ -1,0 +1,55 @@
+// The ingress's metrics (DESIGN.md §2), registered on the instance's own registry.
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { metricNames as m } from '../../protocol/names.js';
+
+export type IngressMetrics = ReturnType<typeof createIngressMetrics>;
+
+export const requestKinds = ['call', 'send', 'attach', 'output'] as const;
+export type RequestKind = (typeof requestKinds)[number];
+
+export function createIngressMetrics(registry: Registry, oldestPendingSeconds: () => number) {
+  const registers = [registry];
+  const metrics = {
+    requests: new Counter({
+      name: m.ingressRequestsTotal,
+      help: 'Client requests finished',
+      labelNames: ['kind', 'outcome'],
+      registers,
+    }),
+    pending: new Gauge({
+      name: m.ingressPendingRequests,
+      help: 'Client requests not yet answered',
+      labelNames: ['kind'],
+      registers,
+    }),
+    oldestPending: new Gauge({
+      name: m.ingressOldestPendingSeconds,
+      help: 'Age of the oldest unanswered client request',
+      registers,
+      collect() {
+        this.set(oldestPendingSeconds());
+      },
+    }),
+    duration: new Histogram({
+      name: m.ingressRequestDurationSeconds,
+      help: 'Client-visible latency',
+      labelNames: ['kind', 'outcome'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    }),
+    rpcAttempts: new Counter({
+      name: m.ingressRpcAttemptsTotal,
+      help: 'Every attempt to a processor',
+      labelNames: ['partition', 'rpc', 'result'],
+      registers,
+    }),
+    resends: new Counter({
+      name: m.ingressResendsTotal,
+      help: 'Resends of a request to a processor, by reason',
+      labelNames: ['partition', 'reason'],
+      registers,
+    }),
+  };
+  for (const kind of requestKinds) metrics.pending.set({ kind }, 0);
+  return metrics;
+}

@@ -1,0 +1,131 @@
+// Routing for the ingress: watches the partition table and hands out one processor client
+// (one HTTP/2 connection) per processor address.
+//
+//   Controller.WatchPartitionTable (reconnects with backoff) ─▶ table ─▶ leaderFor(partition)
+//                                                              └─▶ waiters for the next change
+import {
+  createControllerClient,
+  createProcessorClient,
+  type ControllerClient,
+  type ProcessorClient,
+} from '../../protocol/grpc.js';
+import { partitionKeyOfInvocation, partitionOf } from '../../protocol/ids.js';
+import type * as w from '../../protocol/wire.js';
+import type { Logger } from '../../telemetry/logger.js';
+import { Backoff, sleep } from '../../util/backoff.js';
+
+export interface Route {
+  node: string;
+  address: string;
+  epoch: number;
+}
+
+export class Router {
+  private table: w.PartitionTable | undefined;
+  private readonly controller: ControllerClient;
+  private readonly clients = new Map<string, ProcessorClient>();
+  private readonly changeWaiters = new Set<() => void>();
+  private readonly abort = new AbortController();
+  private loop: Promise<void> | undefined;
+
+  constructor(
+    logAddress: string,
+    private readonly watcher: string,
+    private readonly logger: Logger,
+  ) {
+    this.controller = createControllerClient(logAddress);
+  }
+
+  start(): void {
+    this.loop = this.watch();
+  }
+
+  async stop(): Promise<void> {
+    this.abort.abort(new Error('router stopped'));
+    await this.loop;
+    this.controller.close();
+    for (const c of this.clients.values()) c.close();
+    this.clients.clear();
+    for (const wake of this.changeWaiters) wake();
+  }
+
+  get numPartitions(): number | undefined {
+    return this.table?.numPartitions;
+  }
+
+  get current(): w.PartitionTable | undefined {
+    return this.table;
+  }
+
+  partitionOfInvocation(invocationId: string): number | undefined {
+    const pk = partitionKeyOfInvocation(invocationId);
+    const n = this.table?.numPartitions;
+    return pk === undefined || n === undefined || n === 0 ? undefined : partitionOf(pk, n);
+  }
+
+  leaderFor(partition: number): Route | undefined {
+    const a = this.table?.partitions.find((p) => p.partition === partition);
+    if (!a || a.leaderNode === '' || a.leaderAddress === '') return undefined;
+    return { node: a.leaderNode, address: a.leaderAddress, epoch: a.epoch };
+  }
+
+  /** The address of a node by name, from the table's node list (for NOT_LEADER hints). */
+  addressOf(node: string): string | undefined {
+    const n = this.table?.nodes.find((x) => x.node === node && x.alive);
+    return n?.address || undefined;
+  }
+
+  client(address: string): ProcessorClient {
+    let c = this.clients.get(address);
+    if (!c) this.clients.set(address, (c = createProcessorClient(address)));
+    return c;
+  }
+
+  /** Resolves on the next table change, after `timeoutMs`, or when aborted (never rejects). */
+  async waitForChange(timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    let wake: (() => void) | undefined;
+    const changed = new Promise<void>((resolve) => {
+      wake = resolve;
+      this.changeWaiters.add(resolve);
+    });
+    try {
+      await Promise.race([changed, sleep(timeoutMs, signal).catch(() => undefined)]);
+    } finally {
+      if (wake) this.changeWaiters.delete(wake);
+    }
+  }
+
+  private async watch(): Promise<void> {
+    const backoff = new Backoff();
+    while (!this.abort.signal.aborted) {
+      try {
+        await new Promise<void>((resolve, reject) => {
+          const stream = this.controller.watchPartitionTable(
+            { watcher: this.watcher },
+            { signal: this.abort.signal },
+          );
+          let first = true;
+          stream.on('data', (table: w.PartitionTable) => {
+            backoff.reset();
+            // The first table of a new stream is always taken: versions restart with the server.
+            this.setTable(table, first);
+            first = false;
+          });
+          stream.on('error', reject);
+          stream.on('end', resolve);
+        });
+      } catch (err) {
+        if (!this.abort.signal.aborted) this.logger.debug('partition table watch broke', { error: err });
+      }
+      await sleep(backoff.next(), this.abort.signal).catch(() => undefined);
+    }
+  }
+
+  private setTable(table: w.PartitionTable, force: boolean): void {
+    if (!force && this.table && table.version < this.table.version) return;
+    this.table = table;
+    const wakers = [...this.changeWaiters];
+    this.changeWaiters.clear();
+    for (const wake of wakers) wake();
+  }
+}

@@ -1,0 +1,67 @@
+// The log server's metrics, in the service instance's own registry. Public names come from
+// protocol/names.ts; the extras are for dashboards of the log server itself.
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { metricNames } from '../../protocol/names.js';
+import type { LeaderChangeReason } from './controller.js';
+import type { PartitionLogHooks } from './partition-log.js';
+
+export interface LogMetrics {
+  partitionHooks(partition: number): PartitionLogHooks;
+  leaderChanged(partition: number, reason: LeaderChangeReason): void;
+  liveNodes(count: number): void;
+}
+
+export function createLogMetrics(registry: Registry): LogMetrics {
+  const appends = new Counter({
+    name: metricNames.logAppendsTotal,
+    help: 'Records appended durably, by partition.',
+    labelNames: ['partition'],
+    registers: [registry],
+  });
+  const appendDuration = new Histogram({
+    name: metricNames.logAppendDurationSeconds,
+    help: 'Durable append latency: from the append arriving to its fsync completing.',
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  const fsyncs = new Counter({
+    name: 'limbo_log_fsyncs_total',
+    help: 'fdatasync calls on partition files (one per group commit).',
+    labelNames: ['partition'],
+    registers: [registry],
+  });
+  const tail = new Gauge({
+    name: 'limbo_log_tail_lsn',
+    help: 'Last durable LSN of a partition.',
+    labelNames: ['partition'],
+    registers: [registry],
+  });
+  const leaderChanges = new Counter({
+    name: metricNames.controllerLeaderChangesTotal,
+    help: 'Leadership moves made by the controller, by partition and reason.',
+    labelNames: ['partition', 'reason'],
+    registers: [registry],
+  });
+  const nodesAlive = new Gauge({
+    name: 'limbo_controller_nodes_alive',
+    help: 'Processor nodes whose heartbeats arrive within the failure timeout.',
+    registers: [registry],
+  });
+  return {
+    partitionHooks(partition) {
+      const labels = { partition: String(partition) };
+      appends.inc(labels, 0);
+      fsyncs.inc(labels, 0);
+      return {
+        onAppended: (records, durationMs) => {
+          appends.inc(labels, records);
+          appendDuration.observe(durationMs / 1000);
+        },
+        onFsync: () => fsyncs.inc(labels),
+        onTail: (lsn) => tail.set(labels, lsn),
+      };
+    },
+    leaderChanged: (partition, reason) => leaderChanges.inc({ partition: String(partition), reason }),
+    liveNodes: (count) => nodesAlive.set(count),
+  };
+}

@@ -1,0 +1,242 @@
+// The log server process: the partition logs, the metadata store and the controller behind
+// one gRPC server (services Log and Controller), plus /metrics.
+//
+//   gRPC Log.Append/Read/GetTail ─────────▶ LogStore ─▶ PartitionLog (file per partition)
+//   gRPC Controller.* ─▶ Controller ─▶ MetadataStore (metadata.json, CAS)
+//   GET /metrics ─▶ own prom-client registry
+import type { Registry } from 'prom-client';
+import { bindServer, grpc, serverOptions, serviceDefinitions } from '../../protocol/grpc.js';
+import type * as w from '../../protocol/wire.js';
+import type { Logger } from '../../telemetry/logger.js';
+import { silentLogger } from '../../telemetry/logger.js';
+import { createRegistry, startMetricsServer, type StartedMetricsServer } from '../../telemetry/metrics.js';
+import type { StartedService } from '../service.js';
+import { Controller } from './controller.js';
+import { LogServerError, toServiceError } from './errors.js';
+import { StreamRegistry, unaryHandler, writeMessage } from './grpc-handlers.js';
+import { createLogMetrics } from './log-metrics.js';
+import { LogStore } from './log-store.js';
+import { lockDataDir } from './data-dir-lock.js';
+import { ensureDir } from './ensure-dir.js';
+import { MetadataStore } from './metadata-store.js';
+
+export interface LogServerOptions {
+  dataDir: string;
+  node?: string;
+  host?: string;
+  /** gRPC port; 0 picks a free one. */
+  port?: number;
+  metricsPort?: number;
+  partitions?: number;
+  failureTimeoutMs?: number;
+  maxRecordBytes?: number;
+  /** See ControllerOptions.startupSettleMs. */
+  startupSettleMs?: number;
+  logger?: Logger;
+  registry?: Registry;
+}
+
+export interface StartedLogServer extends StartedService {
+  readonly store: LogStore;
+  readonly controller: Controller;
+  readonly registry: Registry;
+}
+
+export const logServerDefaults = {
+  host: '127.0.0.1',
+  partitions: 4,
+  failureTimeoutMs: 1500,
+  maxRecordBytes: 1024 * 1024,
+  startupSettleMs: 300,
+} as const;
+
+/** Entries per Read batch and bytes per batch (a single larger record still goes alone). */
+const READ_BATCH = { maxEntries: 1000, maxBytes: 1024 * 1024 };
+
+export async function startLogServer(options: LogServerOptions): Promise<StartedLogServer> {
+  const node = options.node ?? 'log';
+  const host = options.host ?? logServerDefaults.host;
+  const numPartitions = options.partitions ?? logServerDefaults.partitions;
+  const failureTimeoutMs = options.failureTimeoutMs ?? logServerDefaults.failureTimeoutMs;
+  const logger = options.logger ?? silentLogger;
+  const registry = options.registry ?? createRegistry({ service: node });
+  const metrics = createLogMetrics(registry);
+
+  await ensureDir(options.dataDir);
+  const lock = await lockDataDir(options.dataDir);
+  let store: LogStore;
+  let metadata: MetadataStore;
+  try {
+    store = await LogStore.open({
+      dataDir: options.dataDir,
+      numPartitions,
+      maxRecordBytes: options.maxRecordBytes ?? logServerDefaults.maxRecordBytes,
+      logger: logger.child('store'),
+      hooks: (p) => metrics.partitionHooks(p),
+    });
+  } catch (err) {
+    await lock.release();
+    throw err;
+  }
+  try {
+    metadata = await MetadataStore.open(options.dataDir, numPartitions);
+  } catch (err) {
+    await store.close();
+    await lock.release();
+    throw err;
+  }
+  const controller = new Controller({
+    numPartitions,
+    failureTimeoutMs,
+    metadata,
+    logger: logger.child('controller'),
+    startupSettleMs: options.startupSettleMs ?? logServerDefaults.startupSettleMs,
+    onLeaderChange: (p, reason) => metrics.leaderChanged(p, reason),
+    onTable: (t) => metrics.liveNodes(t.nodes.filter((n) => n.alive).length),
+  });
+
+  const streams = new StreamRegistry();
+  const server = new grpc.Server(serverOptions);
+  server.addService(serviceDefinitions.log, logHandlers(store, streams));
+  server.addService(serviceDefinitions.controller, controllerHandlers(controller, streams));
+
+  let port: number;
+  let metricsServer: StartedMetricsServer;
+  try {
+    port = await bindServer(server, host, options.port ?? 0);
+    metricsServer = await startMetricsServer(registry, host, options.metricsPort ?? 0);
+  } catch (err) {
+    server.forceShutdown();
+    await store.close();
+    await lock.release();
+    throw err;
+  }
+  controller.start();
+  const grpcAddress = `${host}:${port}`;
+  logger.info('log server serving', {
+    grpc: grpcAddress,
+    metrics: metricsServer.url,
+    dataDir: options.dataDir,
+    partitions: numPartitions,
+    tails: Array.from({ length: numPartitions }, (_, p) => store.partition(p).tailLsn),
+  });
+
+  let stopped: Promise<void> | undefined;
+  const stop = (): Promise<void> =>
+    (stopped ??= (async () => {
+      await controller.stop();
+      streams.closeAll(toServiceError(new LogServerError('E_STOPPED', 'log server is stopping')));
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, 2000);
+        server.tryShutdown(() => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+      await store.close();
+      await metadata.drain();
+      await lock.release();
+      await metricsServer.stop();
+    })());
+  return {
+    role: 'log',
+    node,
+    addresses: { grpc: grpcAddress, metrics: metricsServer.url },
+    store,
+    controller,
+    registry,
+    stop,
+    [Symbol.asyncDispose]: stop,
+  };
+}
+
+function logHandlers(store: LogStore, streams: StreamRegistry): grpc.UntypedServiceImplementation {
+  const append = unaryHandler<w.AppendRequest, w.AppendResponse>((req) =>
+    store.append(req.partition, req.records),
+  );
+  const getTail = unaryHandler<w.GetTailRequest, w.GetTailResponse>((req) => ({
+    tailLsn: store.partition(req.partition).tailLsn,
+  }));
+  const read: grpc.handleServerStreamingCall<w.ReadRequest, w.ReadResponse> = (call) => {
+    let log;
+    try {
+      log = store.partition(call.request.partition);
+    } catch (err) {
+      call.emit('error', toServiceError(err));
+      return;
+    }
+    const { signal, done } = streams.add(call);
+    const partitionLog = log;
+    void (async () => {
+      let next = Math.max(1, call.request.fromLsn);
+      while (!signal.aborted && !partitionLog.isClosed) {
+        const entries = await partitionLog.read(next, READ_BATCH);
+        const last = entries[entries.length - 1];
+        if (!last) {
+          await partitionLog.waitForTail(next - 1, signal);
+          continue;
+        }
+        next = last.lsn + 1;
+        await writeMessage(call, { entries }, signal);
+      }
+    })().then(
+      () => {
+        if (!signal.aborted)
+          call.emit('error', toServiceError(new LogServerError('E_STOPPED', 'log server is stopping')));
+        done();
+      },
+      (err: unknown) => {
+        if (!signal.aborted) call.emit('error', toServiceError(err));
+        done();
+      },
+    );
+  };
+  return { append, read, getTail };
+}
+
+function controllerHandlers(
+  controller: Controller,
+  streams: StreamRegistry,
+): grpc.UntypedServiceImplementation {
+  const heartbeat = unaryHandler<w.HeartbeatRequest, w.HeartbeatResponse>((req) => controller.heartbeat(req));
+  const getPartitionTable = unaryHandler<w.GetPartitionTableRequest, w.PartitionTable>(() =>
+    controller.currentTable(),
+  );
+  const compareAndSwapLeader = unaryHandler<w.CompareAndSwapLeaderRequest, w.CompareAndSwapLeaderResponse>(
+    (req) => controller.compareAndSwapLeader(req),
+  );
+  const transferLeadership = unaryHandler<w.TransferLeadershipRequest, w.TransferLeadershipResponse>(
+    async (req) => ({ assignment: await controller.transferLeadership(req.partition, req.node) }),
+  );
+  const watchPartitionTable: grpc.handleServerStreamingCall<
+    w.WatchPartitionTableRequest,
+    w.PartitionTable
+  > = (call) => {
+    const { signal, done } = streams.add(call);
+    // Only the newest table matters: a slow watcher gets the latest one when it can take it.
+    let latest: w.PartitionTable | undefined;
+    let writing = false;
+    const pump = async (): Promise<void> => {
+      if (writing) return;
+      writing = true;
+      while (latest && !signal.aborted) {
+        const t = latest;
+        latest = undefined;
+        await writeMessage(call, t, signal);
+      }
+      writing = false;
+    };
+    const unsubscribe = controller.watch((t) => {
+      latest = t;
+      void pump();
+    });
+    signal.addEventListener('abort', () => {
+      unsubscribe();
+      done();
+    });
+  };
+  return { heartbeat, getPartitionTable, compareAndSwapLeader, transferLeadership, watchPartitionTable };
+}

@@ -1,0 +1,87 @@
+// The partitions of the log in one data directory: `partition-<n>.log` each, opened and
+// recovered at start. Validates appends (partition, size, emptiness) before they reach a
+// partition, so bad input is refused with a clear message and nothing else is affected.
+import { open } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from '../../telemetry/logger.js';
+import { ensureDir } from './ensure-dir.js';
+import { LogServerError, unknownPartition } from './errors.js';
+import { PartitionLog, type PartitionLogHooks } from './partition-log.js';
+
+export interface LogStoreOptions {
+  dataDir: string;
+  numPartitions: number;
+  maxRecordBytes: number;
+  logger: Logger;
+  now?: () => number;
+  hooks?: (partition: number) => PartitionLogHooks;
+}
+
+export class LogStore {
+  private constructor(
+    private readonly o: LogStoreOptions,
+    private readonly partitions: PartitionLog[],
+  ) {}
+
+  static async open(o: LogStoreOptions): Promise<LogStore> {
+    await ensureDir(o.dataDir);
+    const opened: PartitionLog[] = [];
+    try {
+      for (let p = 0; p < o.numPartitions; p++) {
+        opened.push(
+          await PartitionLog.open({
+            partition: p,
+            file: join(o.dataDir, `partition-${p}.log`),
+            logger: o.logger,
+            now: o.now,
+            hooks: o.hooks?.(p),
+          }),
+        );
+      }
+      await syncDir(o.dataDir);
+    } catch (err) {
+      await Promise.all(opened.map((l) => l.close()));
+      throw err;
+    }
+    return new LogStore(o, opened);
+  }
+
+  get numPartitions(): number {
+    return this.partitions.length;
+  }
+
+  /** The partition's log, or E_UNKNOWN_PARTITION. */
+  partition(partition: number): PartitionLog {
+    const log = Number.isInteger(partition) ? this.partitions[partition] : undefined;
+    if (!log) throw unknownPartition(partition, this.partitions.length);
+    return log;
+  }
+
+  append(partition: number, records: readonly Uint8Array[]): Promise<{ firstLsn: number; lastLsn: number }> {
+    const log = this.partition(partition);
+    if (records.length === 0)
+      throw new LogServerError('E_EMPTY_APPEND', `append to partition ${partition} carries no records`);
+    records.forEach((r, i) => {
+      if (r.length > this.o.maxRecordBytes)
+        throw new LogServerError(
+          'E_RECORD_TOO_LARGE',
+          `record ${i} is ${r.length} bytes, over the limit of ${this.o.maxRecordBytes} bytes (--max-record-bytes)`,
+        );
+    });
+    return log.append(records);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.partitions.map((l) => l.close()));
+  }
+}
+
+/** fsync a directory so that files created or renamed in it survive a crash. */
+export async function syncDir(dir: string): Promise<void> {
+  const fh = await open(dir, 'r');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}

@@ -1,0 +1,276 @@
+// One partition's append-only log file with group commit and tailing reads.
+//
+//   append(records) ─▶ queue ─┐   one flush at a time:
+//   append(records) ─▶ queue ─┼─▶ take all queued (≤ maxBatchBytes) ─▶ one write ─▶ one fdatasync
+//   append(records) ─▶ queue ─┘     ─▶ LSNs become durable ─▶ acks + wake tailing readers
+//
+// Only durable records are ever read: the index (file offset per LSN) grows after the
+// fsync, and reads stop at the durable tail. A failed write or fsync poisons the partition
+// (the file's state is unknown, see "fsyncgate"); a restart recovers it from disk.
+import { open, type FileHandle } from 'node:fs/promises';
+import type { LogEntry } from '../../protocol/wire.js';
+import type { Logger } from '../../telemetry/logger.js';
+import { LogServerError } from './errors.js';
+import { checkFrame, frameBytes, FRAME_HEADER_BYTES, writeFrame } from './frame.js';
+import { recoverLogFile } from './recover-log-file.js';
+
+export interface PartitionLogHooks {
+  /** Called once per acknowledged append with its record count and latency. */
+  onAppended?(records: number, durationMs: number): void;
+  onFsync?(): void;
+  onTail?(tailLsn: number): void;
+}
+
+export interface PartitionLogOptions {
+  partition: number;
+  file: string;
+  logger: Logger;
+  /** Bytes taken into one write + fsync (at least one append always goes). */
+  maxBatchBytes?: number;
+  /** Bytes waiting for the next flush before appends are refused as overloaded. */
+  maxPendingBytes?: number;
+  now?: () => number;
+  hooks?: PartitionLogHooks;
+}
+
+interface PendingAppend {
+  records: readonly Uint8Array[];
+  bytes: number;
+  startedMs: number;
+  resolve(range: { firstLsn: number; lastLsn: number }): void;
+  reject(err: unknown): void;
+}
+
+export interface ReadLimits {
+  maxEntries: number;
+  maxBytes: number;
+}
+
+export class PartitionLog {
+  private readonly queue: PendingAppend[] = [];
+  private pendingBytes = 0;
+  private flushing: Promise<void> | undefined;
+  private failed: Error | undefined;
+  private closed = false;
+  private tailWake: { promise: Promise<void>; resolve: () => void };
+  private readonly maxBatchBytes: number;
+  private readonly maxPendingBytes: number;
+  private readonly now: () => number;
+
+  private constructor(
+    private readonly o: PartitionLogOptions,
+    private readonly fh: FileHandle,
+    /** starts[i] = file offset of LSN i + 1 (durable records only). */
+    private readonly starts: number[],
+    private endOffset: number,
+  ) {
+    this.maxBatchBytes = o.maxBatchBytes ?? 4 * 1024 * 1024;
+    this.maxPendingBytes = o.maxPendingBytes ?? 64 * 1024 * 1024;
+    this.now = o.now ?? (() => performance.now());
+    this.tailWake = deferred();
+  }
+
+  /** Opens (creating if missing) and recovers the file: a torn or corrupt tail is cut. */
+  static async open(o: PartitionLogOptions): Promise<PartitionLog> {
+    const fh = await open(o.file, 'a+');
+    try {
+      const recovered = await recoverLogFile(fh);
+      if (recovered.cutBytes > 0) {
+        o.logger.warn('cut torn or corrupt log tail', {
+          partition: o.partition,
+          file: o.file,
+          keptRecords: recovered.starts.length,
+          cutBytes: recovered.cutBytes,
+          why: recovered.cutReason,
+        });
+        await fh.truncate(recovered.endOffset);
+        await fh.sync();
+      }
+      const log = new PartitionLog(o, fh, recovered.starts, recovered.endOffset);
+      o.hooks?.onTail?.(log.tailLsn);
+      return log;
+    } catch (err) {
+      await fh.close();
+      throw err;
+    }
+  }
+
+  get partition(): number {
+    return this.o.partition;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** The last durable LSN (0 when empty). */
+  get tailLsn(): number {
+    return this.starts.length;
+  }
+
+  /** Appends records; resolves once they are on disk (fdatasync) with their LSN range. */
+  append(records: readonly Uint8Array[]): Promise<{ firstLsn: number; lastLsn: number }> {
+    if (this.closed) return Promise.reject(new LogServerError('E_STOPPED', 'log server is stopping'));
+    if (this.failed)
+      return Promise.reject(
+        new LogServerError('E_LOG_FAILED', `partition ${this.o.partition} failed: ${this.failed.message}`),
+      );
+    let bytes = 0;
+    for (const r of records) bytes += frameBytes(r.length);
+    if (this.pendingBytes > 0 && this.pendingBytes + bytes > this.maxPendingBytes)
+      return Promise.reject(
+        new LogServerError(
+          'E_OVERLOADED',
+          `partition ${this.o.partition} has ${this.pendingBytes} bytes waiting for disk; try again`,
+        ),
+      );
+    return new Promise((resolve, reject) => {
+      this.queue.push({ records, bytes, startedMs: this.now(), resolve, reject });
+      this.pendingBytes += bytes;
+      this.flushing ??= this.flushLoop();
+    });
+  }
+
+  private async flushLoop(): Promise<void> {
+    try {
+      while (this.queue.length > 0 && !this.failed) await this.flushOnce();
+    } finally {
+      this.flushing = undefined;
+    }
+  }
+
+  private async flushOnce(): Promise<void> {
+    const batch: PendingAppend[] = [];
+    let bytes = 0;
+    while (this.queue.length > 0) {
+      const next = this.queue[0] as PendingAppend;
+      if (batch.length > 0 && bytes + next.bytes > this.maxBatchBytes) break;
+      batch.push(next);
+      this.queue.shift();
+      bytes += next.bytes;
+    }
+    this.pendingBytes -= bytes;
+    const buf = Buffer.allocUnsafe(bytes);
+    const newStarts: number[] = [];
+    let at = 0;
+    for (const p of batch)
+      for (const r of p.records) {
+        newStarts.push(this.endOffset + at);
+        at = writeFrame(buf, at, r);
+      }
+    try {
+      let written = 0;
+      while (written < bytes) {
+        const { bytesWritten } = await this.fh.write(buf, written, bytes - written, this.endOffset + written);
+        written += bytesWritten;
+      }
+      await this.fh.datasync();
+      this.o.hooks?.onFsync?.();
+    } catch (err) {
+      this.failed = err instanceof Error ? err : new Error(String(err));
+      this.o.logger.error('log write failed; partition stops taking appends', {
+        partition: this.o.partition,
+        error: this.failed,
+      });
+      const e = new LogServerError('E_LOG_FAILED', `partition ${this.o.partition}: ${this.failed.message}`);
+      for (const p of [...batch, ...this.queue.splice(0)]) p.reject(e);
+      this.pendingBytes = 0;
+      return;
+    }
+    let lsn = this.starts.length;
+    this.endOffset += bytes;
+    for (const s of newStarts) this.starts.push(s);
+    const doneMs = this.now();
+    for (const p of batch) {
+      const firstLsn = lsn + 1;
+      lsn += p.records.length;
+      this.o.hooks?.onAppended?.(p.records.length, doneMs - p.startedMs);
+      p.resolve({ firstLsn, lastLsn: lsn });
+    }
+    this.o.hooks?.onTail?.(this.tailLsn);
+    this.wakeTailers();
+  }
+
+  private wakeTailers(): void {
+    const wake = this.tailWake;
+    this.tailWake = deferred();
+    wake.resolve();
+  }
+
+  /** Resolves once the tail is past `afterLsn`, the signal aborts, or the log closes. */
+  async waitForTail(afterLsn: number, signal: AbortSignal): Promise<void> {
+    while (this.tailLsn <= afterLsn && !this.closed && !signal.aborted) {
+      const wake = this.tailWake.promise;
+      await new Promise<void>((resolve) => {
+        const onAbort = (): void => resolve();
+        signal.addEventListener('abort', onAbort, { once: true });
+        void wake.then(() => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        });
+      });
+    }
+  }
+
+  /** Durable entries from `fromLsn` on (0 and 1 both mean the start), within the limits. */
+  async read(fromLsn: number, limits: ReadLimits): Promise<LogEntry[]> {
+    const first = Math.max(1, fromLsn);
+    const tail = this.tailLsn;
+    if (first > tail) return [];
+    const startOffset = this.starts[first - 1] as number;
+    let last = first;
+    while (last < tail && last - first + 1 < limits.maxEntries) {
+      const nextEnd = this.endOf(last + 1);
+      if (nextEnd - startOffset > limits.maxBytes) break;
+      last++;
+    }
+    const endOffset = this.endOf(last);
+    const buf = Buffer.allocUnsafe(endOffset - startOffset);
+    let got = 0;
+    while (got < buf.length) {
+      const { bytesRead } = await this.fh.read(buf, got, buf.length - got, startOffset + got);
+      if (bytesRead === 0)
+        throw new LogServerError('E_LOG_FAILED', `short read in partition ${this.o.partition}`);
+      got += bytesRead;
+    }
+    const entries: LogEntry[] = [];
+    for (let lsn = first; lsn <= last; lsn++) {
+      const at = (this.starts[lsn - 1] as number) - startOffset;
+      const check = checkFrame(buf, at);
+      if (check.kind !== 'ok')
+        throw new LogServerError(
+          'E_LOG_FAILED',
+          `partition ${this.o.partition}: record ${lsn} is corrupt on disk (${check.kind === 'bad' ? check.why : 'short'})`,
+        );
+      entries.push({
+        lsn,
+        payload: buf.subarray(at + FRAME_HEADER_BYTES, at + FRAME_HEADER_BYTES + check.payloadBytes),
+      });
+    }
+    return entries;
+  }
+
+  private endOf(lsn: number): number {
+    return lsn < this.starts.length ? (this.starts[lsn] as number) : this.endOffset;
+  }
+
+  /** Finishes the flush under way, refuses what is still queued, wakes readers, closes the file. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const stopped = new LogServerError('E_STOPPED', 'log server is stopping');
+    // Appends queued behind the flush under way are refused, never half-acknowledged.
+    const queued = this.queue.splice(0);
+    this.pendingBytes = 0;
+    for (const p of queued) p.reject(stopped);
+    await this.flushing;
+    this.wakeTailers();
+    await this.fh.close();
+  }
+}
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}

@@ -1,0 +1,611 @@
+// One replica of one partition on a processor node.
+//
+//   log Read (tail) ─▶ state machine ─▶ effects ─┬─▶ waiting RPC replies (leader)
+//                                                ├─▶ invoker (leader)
+//                                                └─▶ legacy push notifications (leader)
+//   partition table ─▶ named leader at epoch e ─▶ append AnnounceLeader(e) ─▶ leader on apply
+//
+// A replica becomes leader only when it applies the announce it appended in this
+// incarnation for the epoch the controller gave it, so it has applied everything before.
+// It steps down when it applies a higher epoch, when the table names someone else, or
+// when its lease runs out; stepping down answers every waiting request with
+// LOST_LEADERSHIP at once. Followers answer NOT_LEADER at once.
+import type { LogClient } from '../../protocol/grpc.js';
+import { decodeRecord, encodeRecord, type LogRecord } from '../../protocol/records.js';
+import type * as w from '../../protocol/wire.js';
+import { SpanKind, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
+import { spanAttributes as A } from '../../protocol/names.js';
+import type { Logger } from '../../telemetry/logger.js';
+import { contextFromTraceparent, contextOf, traceparentOf } from '../../telemetry/tracing.js';
+import { Backoff, sleep } from '../../util/backoff.js';
+import { Invoker } from './invoker.js';
+import type { ProcessorMetrics } from './metrics.js';
+import { PartitionStateMachine, type ApplyEffect, type InvocationState } from './state-machine.js';
+
+export type Protocol = 'rpc' | 'legacy';
+type Role = 'follower' | 'candidate' | 'leader';
+
+export interface ReplicaOptions {
+  partition: number;
+  node: string;
+  log: LogClient;
+  metrics: ProcessorMetrics;
+  logger: Logger;
+  tracer: Tracer;
+  protocol: Protocol;
+  completionRetentionMs: number;
+  appendTimeoutMs: number;
+  /**
+   * Asks the metadata store for a fresh epoch for this node (compare-and-swap on
+   * `expectedEpoch`); the new assignment then arrives through the partition table.
+   */
+  claimEpoch(expectedEpoch: number): Promise<void>;
+  /** Legacy protocol: push a notification to an ingress's subscription, if it has one. */
+  notify(ingressId: string, notification: w.IngressNotification): void;
+  now?: () => number;
+}
+
+interface Waiter {
+  id: number;
+  requestId: string;
+  invocationId: string;
+  /** Set once the reply is sent. */
+  done: boolean;
+  reply(response: w.SubmitResponse | w.GetOutputResponse): void;
+  /** SUBMITTED waiters resolve on apply of the Invoke; OUTPUT waiters on the End. */
+  wants: 'submitted' | 'output';
+  kind: 'submit' | 'getOutput';
+}
+
+const MAX_WAITERS = 100_000;
+
+export class PartitionReplica {
+  private readonly sm = new PartitionStateMachine();
+  private role: Role = 'follower';
+  private announcingEpoch = 0;
+  private seenAssignment = false;
+  private epoch = 0;
+  private seq = 0;
+  private invoker: Invoker | undefined;
+  private readonly abort = new AbortController();
+  private readonly waiters = new Set<Waiter>();
+  private readonly byRequest = new Map<string, Waiter>();
+  private readonly byProposal = new Map<number, Waiter>();
+  private readonly byOutput = new Map<string, Set<Waiter>>();
+  private readonly completedAt = new Map<string, number>();
+  private nextWaiterId = 1;
+  private knownLeader: w.PartitionAssignment | undefined;
+  private readonly now: () => number;
+  private readonly labels: { partition: string };
+  private tailLoop: Promise<void> | undefined;
+  private retentionTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly o: ReplicaOptions) {
+    this.now = o.now ?? Date.now;
+    this.labels = { partition: String(o.partition) };
+    o.metrics.isLeader.set(this.labels, 0);
+    o.metrics.pendingRpcs.set(this.labels, 0);
+    o.metrics.leaderEpoch.set(this.labels, 0);
+    o.metrics.appliedLsn.set(this.labels, 0);
+    o.metrics.staleProposalsDropped.inc(this.labels, 0);
+    for (const transition of ['became_leader', 'stepped_down'])
+      o.metrics.leadershipChanges.inc({ ...this.labels, transition }, 0);
+    for (const reason of ['not_leader', 'lost_leadership'])
+      o.metrics.rpcsFailed.inc({ ...this.labels, reason }, 0);
+  }
+
+  start(): void {
+    this.tailLoop = this.tail();
+    this.retentionTimer = setInterval(() => this.expireOutputs(), 1000);
+    this.retentionTimer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stepDown('shutdown');
+    this.abort.abort(new Error('replica stopped'));
+    clearInterval(this.retentionTimer);
+    await this.tailLoop;
+  }
+
+  get isLeader(): boolean {
+    return this.role === 'leader';
+  }
+
+  // ------------------------------------------------------------------ leadership
+
+  /** The controller's current view of this partition. */
+  onAssignment(a: w.PartitionAssignment): void {
+    this.knownLeader = a;
+    const first = !this.seenAssignment;
+    this.seenAssignment = true;
+    if (a.leaderNode === this.o.node && first && a.epoch > 0) {
+      // The table still names this node from before a restart: that epoch may already have
+      // an announce (and proposals) of a previous incarnation in the log, so never reuse it.
+      this.claimFreshEpoch(a.epoch);
+      return;
+    }
+    if (a.leaderNode === this.o.node) {
+      if (a.epoch > this.sm.leaderEpoch && a.epoch > this.announcingEpoch) void this.announce(a.epoch);
+      return;
+    }
+    if (this.role !== 'follower' && (a.leaderNode === '' || a.epoch >= this.epoch)) this.stepDown('revoked');
+  }
+
+  private claimFreshEpoch(epoch: number): void {
+    this.o.claimEpoch(epoch).catch((err: unknown) => {
+      this.o.logger.warn('claiming a fresh epoch failed; waiting for the controller', {
+        partition: this.o.partition,
+        epoch,
+        error: err,
+      });
+      // Let the next table try again.
+      this.seenAssignment = false;
+    });
+  }
+
+  /** No contact with the controller for longer than the lease. */
+  onLeaseExpired(): void {
+    if (this.role !== 'follower') this.stepDown('lease_expired');
+  }
+
+  private async announce(epoch: number): Promise<void> {
+    this.announcingEpoch = epoch;
+    if (this.role === 'leader') this.stepDown('new_epoch');
+    this.role = 'candidate';
+    const backoff = new Backoff();
+    while (!this.abort.signal.aborted && this.announcingEpoch === epoch && this.sm.leaderEpoch < epoch) {
+      try {
+        await this.append({ type: 'announce_leader', node: this.o.node, epoch });
+        return;
+      } catch (err) {
+        this.o.logger.warn('announce append failed, retrying', {
+          partition: this.o.partition,
+          epoch,
+          error: err,
+        });
+        await sleep(backoff.next(), this.abort.signal).catch(() => undefined);
+      }
+    }
+  }
+
+  private becomeLeader(epoch: number): void {
+    this.role = 'leader';
+    this.epoch = epoch;
+    this.seq = 0;
+    this.o.metrics.isLeader.set(this.labels, 1);
+    this.o.metrics.leadershipChanges.inc({ ...this.labels, transition: 'became_leader' });
+    this.o.logger.info('became leader', { partition: this.o.partition, epoch });
+    const invoker = new Invoker({
+      proposeEnd: (end, span) =>
+        this.propose({ type: 'end', ...end, proposal: this.nextProposal() }, span).then(() => undefined),
+      getState: (key) => this.sm.getState(key),
+      logger: this.o.logger,
+      tracer: this.o.tracer,
+      partition: this.o.partition,
+      epoch,
+    });
+    this.invoker = invoker;
+    for (const inv of this.sm.running()) invoker.schedule(inv);
+  }
+
+  private stepDown(why: string): void {
+    const wasLeader = this.role === 'leader';
+    this.role = 'follower';
+    this.invoker?.stop();
+    this.invoker = undefined;
+    if (wasLeader) {
+      this.o.metrics.isLeader.set(this.labels, 0);
+      this.o.metrics.leadershipChanges.inc({ ...this.labels, transition: 'stepped_down' });
+      this.o.logger.info('stepped down', { partition: this.o.partition, epoch: this.epoch, why });
+    }
+    for (const waiter of [...this.waiters]) {
+      this.o.metrics.rpcsFailed.inc({ ...this.labels, reason: 'lost_leadership' });
+      this.finish(
+        waiter,
+        this.error('LOST_LEADERSHIP', `leader of partition ${this.o.partition} stepped down (${why})`),
+      );
+    }
+  }
+
+  // ------------------------------------------------------------------ log
+
+  private nextProposal(): { epoch: number; seq: number } {
+    return { epoch: this.epoch, seq: ++this.seq };
+  }
+
+  private async append(record: LogRecord, parent?: Span): Promise<number> {
+    const span = parent
+      ? this.o.tracer.startSpan(
+          `log append ${record.type}`,
+          {
+            attributes: {
+              [A.partition]: this.o.partition,
+              [A.leaderEpoch]: this.epoch,
+              ...(record.type !== 'announce_leader' ? { [A.invocationId]: record.invocationId } : {}),
+            },
+          },
+          contextOf(parent),
+        )
+      : undefined;
+    try {
+      const res = await this.o.log.append(
+        { partition: this.o.partition, records: [encodeRecord(record)] },
+        { timeoutMs: this.o.appendTimeoutMs, signal: this.abort.signal },
+      );
+      span?.setAttribute('limbo.lsn', res.lastLsn);
+      return res.lastLsn;
+    } catch (err) {
+      span?.setStatus({
+        code: SpanStatusCode.ERROR,
+        message: err instanceof Error ? err.message : String(err),
+      });
+      throw err;
+    } finally {
+      span?.end();
+    }
+  }
+
+  private async propose(record: LogRecord, span?: Span): Promise<number> {
+    if (this.role !== 'leader') throw new Error('not leader');
+    return this.append(record, span);
+  }
+
+  private async tail(): Promise<void> {
+    const backoff = new Backoff();
+    while (!this.abort.signal.aborted) {
+      try {
+        await new Promise<void>((resolve, reject) => {
+          const stream = this.o.log.read(
+            { partition: this.o.partition, fromLsn: this.sm.appliedLsn + 1 },
+            { signal: this.abort.signal },
+          );
+          stream.on('data', (batch: w.ReadResponse) => {
+            backoff.reset();
+            for (const entry of batch.entries) {
+              if (entry.lsn <= this.sm.appliedLsn) continue;
+              this.applyEntry(entry);
+            }
+          });
+          stream.on('error', reject);
+          stream.on('end', resolve);
+        });
+      } catch (err) {
+        if (!this.abort.signal.aborted)
+          this.o.logger.debug('log read broke', { partition: this.o.partition, error: err });
+      }
+      await sleep(backoff.next(), this.abort.signal).catch(() => undefined);
+    }
+  }
+
+  private applyEntry(entry: w.LogEntry): void {
+    let record: LogRecord;
+    try {
+      record = decodeRecord(entry.payload);
+    } catch (err) {
+      this.o.logger.error('undecodable record skipped', {
+        partition: this.o.partition,
+        lsn: entry.lsn,
+        error: err,
+      });
+      this.sm.appliedLsn = entry.lsn;
+      return;
+    }
+    const effect = this.sm.apply(entry.lsn, record);
+    if (this.role === 'leader' && (effect.kind === 'invoked' || effect.kind === 'ended')) {
+      this.o.tracer
+        .startSpan(
+          `apply ${record.type}`,
+          {
+            attributes: {
+              [A.invocationId]: effect.invocation.invocationId,
+              [A.partition]: this.o.partition,
+              [A.leaderEpoch]: this.epoch,
+              'limbo.lsn': entry.lsn,
+              'limbo.node': this.o.node,
+            },
+          },
+          contextFromTraceparent(effect.invocation.traceparent),
+        )
+        .end();
+    }
+    this.o.metrics.appliedLsn.set(this.labels, entry.lsn);
+    this.onEffect(effect, record);
+    const counts = this.sm.counts();
+    this.o.metrics.invocations.set({ ...this.labels, status: 'invoked' }, counts.invoked);
+    this.o.metrics.invocations.set({ ...this.labels, status: 'completed' }, counts.completed);
+  }
+
+  private onEffect(effect: ApplyEffect, record: LogRecord): void {
+    switch (effect.kind) {
+      case 'announce':
+        this.o.metrics.leaderEpoch.set(this.labels, effect.epoch);
+        if (effect.node === this.o.node && effect.epoch === this.announcingEpoch)
+          this.becomeLeader(effect.epoch);
+        else if (this.role !== 'follower') this.stepDown(`epoch ${effect.epoch} announced by ${effect.node}`);
+        return;
+      case 'dropped': {
+        if (effect.reason === 'stale_epoch' || effect.reason === 'duplicate') {
+          this.o.metrics.staleProposalsDropped.inc(this.labels);
+        }
+        const proposal = record.type === 'announce_leader' ? undefined : record.proposal;
+        const waiter =
+          proposal && proposal.epoch === this.epoch ? this.byProposal.get(proposal.seq) : undefined;
+        if (waiter) this.finish(waiter, this.error('LOST_LEADERSHIP', 'proposal was fenced'));
+        return;
+      }
+      case 'invoked':
+        this.onInvoked(effect.invocation, effect.isNew, effect.record.proposal);
+        return;
+      case 'ended':
+        this.onEnded(effect.invocation);
+        return;
+    }
+  }
+
+  private onInvoked(
+    inv: InvocationState,
+    isNew: boolean,
+    proposal: { epoch: number; seq: number } | undefined,
+  ): void {
+    if (this.role === 'leader') {
+      if (isNew) this.invoker?.schedule(inv);
+      if (this.o.protocol === 'legacy' && inv.ingressId !== undefined && isNew) {
+        this.o.notify(inv.ingressId, {
+          requestId: inv.requestId ?? '',
+          kind: 'submitNotification',
+          submitNotification: { invocationId: inv.invocationId, isNew },
+        });
+      }
+    }
+    const waiter = proposal && proposal.epoch === this.epoch ? this.byProposal.get(proposal.seq) : undefined;
+    if (!waiter) return;
+    this.byProposal.delete(proposal!.seq);
+    if (waiter.wants === 'submitted') {
+      this.finish(waiter, { result: 'submitted', submitted: { invocationId: inv.invocationId, isNew } });
+    } else if (inv.status === 'completed') {
+      this.finish(waiter, waiter.kind === 'submit' ? this.submitOutput(inv) : this.outputResponse(inv));
+    } else {
+      this.waitForOutput(waiter);
+    }
+  }
+
+  private onEnded(inv: InvocationState): void {
+    this.completedAt.set(inv.invocationId, this.now());
+    this.invoker?.ended(inv);
+    if (this.role === 'leader' && this.o.protocol === 'legacy' && inv.ingressId !== undefined) {
+      const out = this.outputResponse(inv);
+      if (out.result === 'output') {
+        this.o.notify(inv.ingressId, {
+          requestId: inv.requestId ?? '',
+          kind: 'invocationResponse',
+          invocationResponse: out.output,
+        });
+      }
+    }
+    const set = this.byOutput.get(inv.invocationId);
+    if (!set) return;
+    this.byOutput.delete(inv.invocationId);
+    for (const waiter of set)
+      this.finish(waiter, waiter.kind === 'submit' ? this.submitOutput(inv) : this.outputResponse(inv));
+  }
+
+  private expireOutputs(): void {
+    const cutoff = this.now() - this.o.completionRetentionMs;
+    for (const [id, at] of this.completedAt) {
+      if (at > cutoff) break;
+      this.completedAt.delete(id);
+      this.sm.forgetOutput(id);
+    }
+  }
+
+  // ------------------------------------------------------------------ RPCs
+
+  submit(req: w.SubmitRequest, signal?: AbortSignal): Promise<w.SubmitResponse> {
+    const span = this.rpcSpan('processor submit', req.invocationId, req.requestId, req.traceparent);
+    return this.endWith(span, this.submitInner(req, span, signal));
+  }
+
+  getOutput(req: w.GetOutputRequest, signal?: AbortSignal): Promise<w.GetOutputResponse> {
+    const span = this.rpcSpan('processor get_output', req.invocationId, req.requestId, '');
+    return this.endWith(span, this.getOutputInner(req, signal));
+  }
+
+  private rpcSpan(name: string, invocationId: string, requestId: string, traceparent: string): Span {
+    return this.o.tracer.startSpan(
+      name,
+      {
+        kind: SpanKind.SERVER,
+        attributes: {
+          [A.invocationId]: invocationId,
+          [A.partition]: this.o.partition,
+          [A.leaderEpoch]: this.epoch,
+          'limbo.node': this.o.node,
+          'limbo.request.id': requestId,
+        },
+      },
+      contextFromTraceparent(traceparent),
+    );
+  }
+
+  private endWith<R extends { result: string }>(span: Span, reply: Promise<R>): Promise<R> {
+    return reply.then((r) => {
+      const err = (r as { error?: w.RpcError }).error;
+      if (r.result === 'error' && err) span.setStatus({ code: SpanStatusCode.ERROR, message: err.code });
+      span.setAttribute('limbo.reply', r.result);
+      span.end();
+      return r;
+    });
+  }
+
+  private submitInner(req: w.SubmitRequest, span: Span, signal?: AbortSignal): Promise<w.SubmitResponse> {
+    const refusal = this.refuse();
+    if (refusal) return Promise.resolve(refusal);
+    const existing = this.sm.get(req.invocationId);
+    const wantsOutput = req.replyOn === 'OUTPUT';
+    if (existing) {
+      if (!wantsOutput) {
+        return Promise.resolve({
+          result: 'submitted',
+          submitted: { invocationId: existing.invocationId, isNew: false },
+        });
+      }
+      if (existing.status === 'completed') return Promise.resolve(this.submitOutput(existing));
+      return this.newWaiter(req.requestId, req.invocationId, 'output', 'submit', signal, (waiter) =>
+        this.waitForOutput(waiter),
+      ) as Promise<w.SubmitResponse>;
+    }
+    return this.newWaiter(
+      req.requestId,
+      req.invocationId,
+      wantsOutput ? 'output' : 'submitted',
+      'submit',
+      signal,
+      (waiter) => {
+        const proposal = this.nextProposal();
+        this.byProposal.set(proposal.seq, waiter);
+        const record: LogRecord = {
+          type: 'invoke',
+          proposal,
+          invocationId: req.invocationId,
+          service: req.service,
+          key: req.key,
+          handler: req.handler,
+          payload: req.payload.toString('utf8'),
+          createdAtMs: this.now(),
+        };
+        if (req.idempotencyKey !== '') record.idempotencyKey = req.idempotencyKey;
+        const traceparent = traceparentOf(span) || req.traceparent;
+        if (traceparent !== '') record.traceparent = traceparent;
+        this.propose(record, span).catch((err: unknown) => {
+          if (this.byProposal.get(proposal.seq) === waiter) this.byProposal.delete(proposal.seq);
+          this.finish(
+            waiter,
+            this.error('INTERNAL', `append failed: ${err instanceof Error ? err.message : String(err)}`),
+          );
+        });
+      },
+    ) as Promise<w.SubmitResponse>;
+  }
+
+  private getOutputInner(req: w.GetOutputRequest, signal?: AbortSignal): Promise<w.GetOutputResponse> {
+    const refusal = this.refuse();
+    if (refusal) return Promise.resolve(refusal);
+    const inv = this.sm.get(req.invocationId);
+    if (!inv || inv.expired) return Promise.resolve({ result: 'notFound', notFound: {} });
+    if (inv.status === 'completed') return Promise.resolve(this.outputResponse(inv));
+    if (!req.block) return Promise.resolve({ result: 'pending', pending: {} });
+    return this.newWaiter(req.requestId, req.invocationId, 'output', 'getOutput', signal, (waiter) =>
+      this.waitForOutput(waiter),
+    ) as Promise<w.GetOutputResponse>;
+  }
+
+  private refuse(): { result: 'error'; error: w.RpcError } | undefined {
+    if (this.role === 'leader') {
+      if (this.waiters.size >= MAX_WAITERS) return this.error('INTERNAL', 'too many pending requests');
+      return undefined;
+    }
+    this.o.metrics.rpcsFailed.inc({ ...this.labels, reason: 'not_leader' });
+    const known = this.knownLeader;
+    const err = this.error('NOT_LEADER', `${this.o.node} does not lead partition ${this.o.partition}`);
+    err.error.leaderNode = known?.leaderNode ?? '';
+    err.error.leaderEpoch = known?.epoch ?? 0;
+    return err;
+  }
+
+  private newWaiter(
+    requestId: string,
+    invocationId: string,
+    wants: Waiter['wants'],
+    kind: Waiter['kind'],
+    signal: AbortSignal | undefined,
+    arm: (waiter: Waiter) => void,
+  ): Promise<w.SubmitResponse | w.GetOutputResponse> {
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        id: this.nextWaiterId++,
+        requestId,
+        invocationId,
+        wants,
+        kind,
+        done: false,
+        reply: resolve,
+      };
+      this.waiters.add(waiter);
+      // The ingress went away (connection closed, call cancelled): stop holding its slot.
+      signal?.addEventListener('abort', () => this.finish(waiter, this.error('INTERNAL', 'cancelled')), {
+        once: true,
+      });
+      const prev = requestId !== '' ? this.byRequest.get(requestId) : undefined;
+      if (requestId !== '') this.byRequest.set(requestId, waiter);
+      this.o.metrics.pendingRpcs.set(this.labels, this.waiters.size);
+      if (prev && !prev.done) {
+        // A resend of a request still in flight takes over its reply slot; nothing is proposed again.
+        this.takeOver(prev, waiter);
+        this.finish(prev, this.error('INTERNAL', 'superseded by a resend of the same request'));
+        return;
+      }
+      arm(waiter);
+    });
+  }
+
+  private takeOver(prev: Waiter, next: Waiter): void {
+    for (const [seq, w2] of this.byProposal) if (w2 === prev) this.byProposal.set(seq, next);
+    const set = this.byOutput.get(prev.invocationId);
+    if (set?.delete(prev)) set.add(next);
+  }
+
+  private submitOutput(inv: InvocationState): w.SubmitResponse {
+    const out = this.outputResponse(inv);
+    if (out.result === 'output') return out;
+    return {
+      result: 'output',
+      output: {
+        invocationId: inv.invocationId,
+        success: false,
+        value: Buffer.alloc(0),
+        failure: 'output expired',
+        expiresAtMs: 0,
+      },
+    };
+  }
+
+  private waitForOutput(waiter: Waiter): void {
+    if (waiter.done) return;
+    let set = this.byOutput.get(waiter.invocationId);
+    if (!set) this.byOutput.set(waiter.invocationId, (set = new Set()));
+    set.add(waiter);
+  }
+
+  private finish(waiter: Waiter, response: w.SubmitResponse | w.GetOutputResponse): void {
+    if (waiter.done) return;
+    waiter.done = true;
+    this.waiters.delete(waiter);
+    if (this.byRequest.get(waiter.requestId) === waiter) this.byRequest.delete(waiter.requestId);
+    const set = this.byOutput.get(waiter.invocationId);
+    if (set?.delete(waiter) && set.size === 0) this.byOutput.delete(waiter.invocationId);
+    for (const [seq, w2] of this.byProposal) if (w2 === waiter) this.byProposal.delete(seq);
+    this.o.metrics.pendingRpcs.set(this.labels, this.waiters.size);
+    waiter.reply(response);
+  }
+
+  private outputResponse(
+    inv: InvocationState,
+  ): { result: 'output'; output: w.Output } | { result: 'notFound'; notFound: Record<string, never> } {
+    if (!inv.output) return { result: 'notFound', notFound: {} };
+    const completedAt = this.completedAt.get(inv.invocationId) ?? this.now();
+    return {
+      result: 'output',
+      output: {
+        invocationId: inv.invocationId,
+        success: inv.output.success,
+        value: Buffer.from(inv.output.value, 'utf8'),
+        failure: inv.output.failure,
+        expiresAtMs: completedAt + this.o.completionRetentionMs,
+      },
+    };
+  }
+
+  private error(code: w.ErrorCode, message: string): { result: 'error'; error: w.RpcError } {
+    return { result: 'error', error: { code, message, leaderNode: '', leaderEpoch: 0 } };
+  }
+}

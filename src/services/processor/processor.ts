@@ -1,0 +1,258 @@
+// A processor node: hosts one replica of each assigned partition and serves the ingress.
+//
+//   heartbeat loop ──Controller.Heartbeat──▶ log server ──▶ partition table ─▶ replicas
+//   Processor.Submit / GetOutput ─▶ replica of the request's partition (NOT_LEADER otherwise)
+//   Processor.Subscribe (legacy) ─▶ notification streams, by ingress id
+//
+// The lease: when no heartbeat has succeeded for `leaseMs`, every replica steps down
+// (the controller will declare this node dead after its failure timeout and move on).
+import type { Registry } from 'prom-client';
+import {
+  bindServer,
+  createControllerClient,
+  createLogClient,
+  grpc,
+  serverOptions,
+  serviceDefinitions,
+  type ControllerClient,
+  type LogClient,
+} from '../../protocol/grpc.js';
+import type * as w from '../../protocol/wire.js';
+import type { Logger } from '../../telemetry/logger.js';
+import { createTracing, type Tracing } from '../../telemetry/tracing.js';
+import { createRegistry, startMetricsServer, type StartedMetricsServer } from '../../telemetry/metrics.js';
+import type { StartedService } from '../service.js';
+import { createProcessorMetrics, type ProcessorMetrics } from './metrics.js';
+import { PartitionReplica, type Protocol } from './partition-replica.js';
+
+export interface ProcessorOptions {
+  node: string;
+  logAddress: string;
+  host?: string;
+  port?: number;
+  metricsPort?: number;
+  /** What ingresses dial to reach this node (e.g. a proxy); defaults to the bound address. */
+  advertisedAddress?: string;
+  protocol?: Protocol;
+  /** Partitions to host; empty = all. */
+  partitions?: number[];
+  heartbeatIntervalMs?: number;
+  leaseMs?: number;
+  completionRetentionMs?: number;
+  appendTimeoutMs?: number;
+  logger: Logger;
+  registry?: Registry;
+  /** Defaults to OTLP export configured from `env` (OTEL_* variables). */
+  tracing?: Tracing;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface StartedProcessor extends StartedService {
+  readonly replicas: ReadonlyMap<number, PartitionReplica>;
+}
+
+export async function startProcessor(options: ProcessorOptions): Promise<StartedProcessor> {
+  const host = options.host ?? '127.0.0.1';
+  const registry = options.registry ?? createRegistry({ service: options.node });
+  const metrics = createProcessorMetrics(registry);
+  const tracing = options.tracing ?? createTracing(options.node, options.logger, options.env);
+  const node = new ProcessorNode(options, metrics, tracing);
+  const server = new grpc.Server(serverOptions);
+  server.addService(serviceDefinitions.processor, node.handlers());
+  const port = await bindServer(server, host, options.port ?? 0);
+  const grpcAddress = `${host}:${port}`;
+  let metricsServer: StartedMetricsServer;
+  try {
+    metricsServer = await startMetricsServer(registry, host, options.metricsPort ?? 0);
+  } catch (err) {
+    server.forceShutdown();
+    throw err;
+  }
+  node.start(options.advertisedAddress ?? grpcAddress);
+  let stopped: Promise<void> | undefined;
+  const stop = (): Promise<void> =>
+    (stopped ??= (async () => {
+      await node.stop();
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, 1000);
+        server.tryShutdown(() => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+      await metricsServer.stop();
+      await tracing.shutdown();
+    })());
+  return {
+    role: 'processor',
+    node: options.node,
+    addresses: { grpc: grpcAddress, metrics: metricsServer.url },
+    replicas: node.replicas,
+    stop,
+    [Symbol.asyncDispose]: stop,
+  };
+}
+
+class ProcessorNode {
+  readonly replicas = new Map<number, PartitionReplica>();
+  private readonly log: LogClient;
+  private readonly controller: ControllerClient;
+  private readonly subscriptions = new Map<
+    string,
+    Set<grpc.ServerWritableStream<w.SubscribeRequest, w.IngressNotification>>
+  >();
+  private readonly abort = new AbortController();
+  private heartbeatLoop: Promise<void> | undefined;
+  private lastHeartbeatOkMs = 0;
+  private leaseExpired = true;
+
+  constructor(
+    private readonly o: ProcessorOptions,
+    private readonly metrics: ProcessorMetrics,
+    private readonly tracing: Tracing,
+  ) {
+    this.log = createLogClient(o.logAddress);
+    this.controller = createControllerClient(o.logAddress);
+  }
+
+  start(advertisedAddress: string): void {
+    this.heartbeatLoop = this.heartbeats(advertisedAddress);
+  }
+
+  async stop(): Promise<void> {
+    this.abort.abort(new Error('processor stopping'));
+    await this.heartbeatLoop;
+    await Promise.all([...this.replicas.values()].map((r) => r.stop()));
+    for (const set of this.subscriptions.values()) for (const call of set) call.end();
+    this.log.close();
+    this.controller.close();
+  }
+
+  private async heartbeats(address: string): Promise<void> {
+    const interval = this.o.heartbeatIntervalMs ?? 250;
+    const leaseMs = this.o.leaseMs ?? 1000;
+    while (!this.abort.signal.aborted) {
+      const started = Date.now();
+      try {
+        const res = await this.controller.heartbeat(
+          { node: this.o.node, address, partitions: this.o.partitions ?? [] },
+          { timeoutMs: Math.max(interval * 2, 500), signal: this.abort.signal },
+        );
+        this.lastHeartbeatOkMs = Date.now();
+        this.leaseExpired = false;
+        if (res.table) this.onTable(res.table);
+      } catch (err) {
+        if (this.abort.signal.aborted) break;
+        this.o.logger.debug('heartbeat failed', { error: err });
+      }
+      if (!this.leaseExpired && Date.now() - this.lastHeartbeatOkMs > leaseMs) {
+        this.leaseExpired = true;
+        this.o.logger.warn('lease expired: no contact with the controller', { leaseMs });
+        for (const r of this.replicas.values()) r.onLeaseExpired();
+      }
+      const wait = Math.max(0, interval - (Date.now() - started));
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, wait);
+        this.abort.signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+      });
+    }
+  }
+
+  private onTable(table: w.PartitionTable): void {
+    const hosted =
+      this.o.partitions && this.o.partitions.length > 0
+        ? this.o.partitions
+        : Array.from({ length: table.numPartitions }, (_, i) => i);
+    for (const p of hosted) {
+      if (p >= table.numPartitions || this.replicas.has(p)) continue;
+      const replica = new PartitionReplica({
+        partition: p,
+        node: this.o.node,
+        log: this.log,
+        metrics: this.metrics,
+        logger: this.o.logger,
+        tracer: this.tracing.tracer,
+        protocol: this.o.protocol ?? 'rpc',
+        completionRetentionMs: this.o.completionRetentionMs ?? 3_600_000,
+        appendTimeoutMs: this.o.appendTimeoutMs ?? 5000,
+        notify: (ingressId, n) => this.notify(ingressId, n),
+        claimEpoch: async (expectedEpoch) => {
+          const res = await this.controller.compareAndSwapLeader(
+            { partition: p, expectedEpoch, leaderNode: this.o.node },
+            { timeoutMs: 2000, signal: this.abort.signal },
+          );
+          if (!res.ok)
+            this.o.logger.info('fresh epoch not claimed: the partition moved on', {
+              partition: p,
+              epoch: res.epoch,
+            });
+        },
+      });
+      this.replicas.set(p, replica);
+      replica.start();
+    }
+    for (const a of table.partitions) this.replicas.get(a.partition)?.onAssignment(a);
+  }
+
+  private notify(ingressId: string, notification: w.IngressNotification): void {
+    for (const call of this.subscriptions.get(ingressId) ?? []) call.write(notification);
+  }
+
+  private notLeader(partition: number): { result: 'error'; error: w.RpcError } {
+    return {
+      result: 'error',
+      error: {
+        code: 'NOT_LEADER',
+        message: `${this.o.node} hosts no replica of partition ${partition}`,
+        leaderNode: '',
+        leaderEpoch: 0,
+      },
+    };
+  }
+
+  handlers(): grpc.UntypedServiceImplementation {
+    const submit: grpc.handleUnaryCall<w.SubmitRequest, w.SubmitResponse> = (call, callback) => {
+      const replica = this.replicas.get(call.request.partition);
+      if (!replica) {
+        callback(null, this.notLeader(call.request.partition));
+        return;
+      }
+      const cancelled = new AbortController();
+      call.on('cancelled', () => cancelled.abort());
+      replica.submit(call.request, cancelled.signal).then(
+        (res) => callback(null, res),
+        (err: Error) => callback({ code: grpc.status.INTERNAL, details: err.message }),
+      );
+    };
+    const getOutput: grpc.handleUnaryCall<w.GetOutputRequest, w.GetOutputResponse> = (call, callback) => {
+      const replica = this.replicas.get(call.request.partition);
+      if (!replica) {
+        callback(null, this.notLeader(call.request.partition));
+        return;
+      }
+      const cancelled = new AbortController();
+      call.on('cancelled', () => cancelled.abort());
+      replica.getOutput(call.request, cancelled.signal).then(
+        (res) => callback(null, res),
+        (err: Error) => callback({ code: grpc.status.INTERNAL, details: err.message }),
+      );
+    };
+    const subscribe: grpc.handleServerStreamingCall<w.SubscribeRequest, w.IngressNotification> = (call) => {
+      const id = call.request.ingressId;
+      let set = this.subscriptions.get(id);
+      if (!set) this.subscriptions.set(id, (set = new Set()));
+      set.add(call);
+      const remove = (): void => {
+        set.delete(call);
+        if (set.size === 0 && this.subscriptions.get(id) === set) this.subscriptions.delete(id);
+      };
+      call.on('cancelled', remove);
+      call.on('close', remove);
+      call.on('error', remove);
+    };
+    return { submit, getOutput, subscribe };
+  }
+}

@@ -1,0 +1,380 @@
+// A real Prometheus for tests and runs: dashboards and alert rules are only worth what a
+// real Prometheus makes of them, so this starts Debian's `prometheus` binary rather than
+// imitating its query engine.
+//
+//   targets ─▶ prometheus.yml (temp dir) ─▶ prometheus --web.listen-address=127.0.0.1:<free>
+//                                              │  polled on /-/ready (bounded)
+//   query() / queryRange() ─▶ /api/v1/query[_range] ─▶ typed results or PromQueryError
+//
+// The process is ours: stopped by its PID (SIGTERM, then SIGKILL after a grace period), and
+// its temp dir removed. Prometheus discovers new targets only every ~5 s, so callers wait
+// with `waitForTargetsUp` / `waitForData`, both bounded.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { LimboError, TimeoutError } from '../util/errors.js';
+
+export interface PrometheusTarget {
+  /** Becomes the `job` label. */
+  job: string;
+  /** Full scrape URL, e.g. `http://127.0.0.1:9464/metrics`. */
+  url: string;
+  /** Extra labels attached to every series of this target. */
+  labels?: Record<string, string>;
+}
+
+export interface PrometheusOptions {
+  targets: readonly PrometheusTarget[];
+  /** Scrape (and rule evaluation) interval; 1000 in runs. */
+  scrapeIntervalMs: number;
+  /** Where the TSDB lives; a fresh temp dir (removed on stop) when omitted. */
+  dataDir?: string;
+  /** Alert/recording rule files, loaded as given (paths resolved to absolute). */
+  rulesFiles?: readonly string[];
+  /** The Prometheus binary; `prometheus` on PATH by default. */
+  binary?: string;
+  /** Bound on the wait for `/-/ready`. */
+  readyTimeoutMs?: number;
+  /** Bound on the wait for exit after SIGTERM before SIGKILL. */
+  stopGraceMs?: number;
+}
+
+export interface InstantSample {
+  metric: Record<string, string>;
+  /** [unix seconds, value as Prometheus prints it ("NaN", "+Inf" included)]. */
+  value: [number, string];
+}
+
+export interface RangeSeries {
+  metric: Record<string, string>;
+  values: [number, string][];
+}
+
+export type QueryData =
+  | { resultType: 'vector'; result: InstantSample[] }
+  | { resultType: 'matrix'; result: RangeSeries[] }
+  | { resultType: 'scalar' | 'string'; result: [number, string] };
+
+export interface TargetHealth {
+  job: string;
+  scrapeUrl: string;
+  health: 'up' | 'down' | 'unknown';
+  lastError: string;
+}
+
+export interface AlertState {
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  state: 'pending' | 'firing' | 'inactive';
+  value: string;
+}
+
+export interface StartedPrometheus extends AsyncDisposable {
+  /** Base URL, e.g. `http://127.0.0.1:41234`. */
+  readonly url: string;
+  readonly pid: number;
+  /** The TSDB directory (inside the temp dir, removed on stop, unless `dataDir` was given). */
+  readonly dataDir: string;
+  /** Evaluates an instant query (at `time`, default now). */
+  query(promql: string, time?: Date): Promise<QueryData>;
+  queryRange(promql: string, start: Date, end: Date, stepS: number): Promise<RangeSeries[]>;
+  targets(): Promise<TargetHealth[]>;
+  alerts(): Promise<AlertState[]>;
+  /** Resolves once every configured target has been scraped successfully; bounded. */
+  waitForTargetsUp(timeoutMs: number): Promise<void>;
+  /** Resolves with the first non-empty instant result of `promql`; bounded. */
+  waitForData(promql: string, timeoutMs: number): Promise<InstantSample[]>;
+  /** The last lines Prometheus logged, for error messages. */
+  tail(lines?: number): string;
+  stop(): Promise<void>;
+}
+
+export class PrometheusStartError extends LimboError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('E_PROMETHEUS_START', message, options);
+  }
+}
+
+/** Prometheus refused a query (bad PromQL, bad parameters) or answered with an error. */
+export class PromQueryError extends LimboError {
+  constructor(
+    readonly errorType: string,
+    message: string,
+  ) {
+    super('E_PROMQL', message);
+  }
+}
+
+const TAIL_LINES = 100;
+const POLL_MS = 200;
+const START_ATTEMPTS = 3;
+
+/** True when the binary runs (`prometheus --version`), so tests can skip cleanly when absent. */
+export function prometheusAvailable(binary = 'prometheus'): boolean {
+  const r = spawnSync(binary, ['--version'], { stdio: 'ignore', timeout: 10_000 });
+  return r.error === undefined && r.status === 0;
+}
+
+/** The Prometheus configuration for `targets`; JSON is valid YAML, so it is written as JSON. */
+export function prometheusConfig(
+  targets: readonly PrometheusTarget[],
+  scrapeIntervalMs: number,
+  rulesFiles: readonly string[] = [],
+): object {
+  const interval = `${Math.max(1, Math.round(scrapeIntervalMs))}ms`;
+  const jobs = new Map<string, object[]>();
+  for (const t of targets) {
+    const u = new URL(t.url);
+    const params = Object.fromEntries([...u.searchParams].map(([k, v]) => [`__param_${k}`, v]));
+    const group = {
+      targets: [u.host],
+      // Per-target path, scheme and query: Prometheus reads these reserved labels when scraping.
+      labels: {
+        ...t.labels,
+        ...params,
+        __metrics_path__: u.pathname,
+        __scheme__: u.protocol.replace(':', ''),
+      },
+    };
+    jobs.set(t.job, [...(jobs.get(t.job) ?? []), group]);
+  }
+  return {
+    global: { scrape_interval: interval, scrape_timeout: interval, evaluation_interval: interval },
+    rule_files: rulesFiles.map((f) => resolve(f)),
+    scrape_configs: [...jobs].map(([job, groups]) => ({ job_name: job, static_configs: groups })),
+  };
+}
+
+export async function startPrometheus(options: PrometheusOptions): Promise<StartedPrometheus> {
+  const ownDir = await mkdtemp(join(tmpdir(), 'limbo-prometheus-'));
+  try {
+    const dataDir = options.dataDir ?? join(ownDir, 'data');
+    await mkdir(dataDir, { recursive: true });
+    const configFile = join(ownDir, 'prometheus.yml');
+    const config = prometheusConfig(options.targets, options.scrapeIntervalMs, options.rulesFiles);
+    await writeFile(configFile, `${JSON.stringify(config, null, 2)}\n`);
+    let lastError: unknown;
+    for (let attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
+      const port = await freePort();
+      try {
+        return await launch(options, configFile, dataDir, port, ownDir);
+      } catch (err) {
+        lastError = err;
+        // Another process may have taken the port between probe and bind: try another.
+        if (!(err instanceof PrometheusStartError) || !/address already in use/.test(err.message)) break;
+      }
+    }
+    throw lastError;
+  } catch (err) {
+    await rm(ownDir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+async function launch(
+  options: PrometheusOptions,
+  configFile: string,
+  dataDir: string,
+  port: number,
+  ownDir: string,
+): Promise<StartedPrometheus> {
+  const binary = options.binary ?? 'prometheus';
+  const readyTimeoutMs = options.readyTimeoutMs ?? 30_000;
+  const stopGraceMs = options.stopGraceMs ?? 5_000;
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn(
+    binary,
+    [
+      `--config.file=${configFile}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      `--storage.tsdb.path=${dataDir}`,
+      '--storage.tsdb.retention.time=1d',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const lines: string[] = [];
+  const keep = (line: string) => {
+    lines.push(line);
+    if (lines.length > TAIL_LINES) lines.shift();
+  };
+  createInterface({ input: child.stdout }).on('line', keep);
+  createInterface({ input: child.stderr }).on('line', keep);
+  const exited = new Promise<number | string>((res) => {
+    child.once('exit', (code, signal) => res(code ?? signal ?? 'unknown'));
+    child.once('error', (err) => {
+      keep(String(err));
+      res('spawn-error');
+    });
+  });
+  const tail = (n = 20) => lines.slice(-n).join('\n');
+  // If this Node process exits without stop(), leave neither our Prometheus nor its files.
+  const killOnExit = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    rmSync(ownDir, { recursive: true, force: true, maxRetries: 3 });
+  };
+  process.once('exit', killOnExit);
+  void exited.then(() => process.off('exit', killOnExit));
+
+  let stopped: Promise<void> | undefined;
+  const stop = () => (stopped ??= stopChild(child, exited, stopGraceMs).then(() => removeDir(ownDir)));
+
+  try {
+    await waitReady(url, exited, readyTimeoutMs);
+  } catch (err) {
+    await stopChild(child, exited, stopGraceMs);
+    const message = err instanceof Error ? err.message : String(err);
+    throw new PrometheusStartError(`prometheus did not become ready: ${message}\n${tail()}`, { cause: err });
+  }
+
+  const api = async <T>(path: string, params: Record<string, string>): Promise<T> => {
+    const res = await fetch(`${url}${path}`, {
+      method: 'POST',
+      body: new URLSearchParams(params),
+      signal: AbortSignal.timeout(30_000),
+    });
+    const body = (await res.json()) as { status: string; data?: T; errorType?: string; error?: string };
+    if (body.status !== 'success' || body.data === undefined) {
+      throw new PromQueryError(body.errorType ?? `http ${res.status}`, body.error ?? `HTTP ${res.status}`);
+    }
+    return body.data;
+  };
+  const get = async <T>(path: string): Promise<T> => {
+    const res = await fetch(`${url}${path}`, { signal: AbortSignal.timeout(30_000) });
+    const body = (await res.json()) as { status: string; data?: T; errorType?: string; error?: string };
+    if (body.status !== 'success' || body.data === undefined) {
+      throw new PromQueryError(body.errorType ?? `http ${res.status}`, body.error ?? `HTTP ${res.status}`);
+    }
+    return body.data;
+  };
+
+  const query = (promql: string, time?: Date) =>
+    api<QueryData>('/api/v1/query', {
+      query: promql,
+      ...(time ? { time: String(time.getTime() / 1000) } : {}),
+    });
+  const queryRange = async (promql: string, start: Date, end: Date, stepS: number) =>
+    (
+      await api<{ resultType: 'matrix'; result: RangeSeries[] }>('/api/v1/query_range', {
+        query: promql,
+        start: String(start.getTime() / 1000),
+        end: String(end.getTime() / 1000),
+        step: String(stepS),
+      })
+    ).result;
+  const targets = async () =>
+    (
+      await get<{
+        activeTargets: {
+          labels: Record<string, string>;
+          scrapeUrl: string;
+          health: string;
+          lastError: string;
+        }[];
+      }>('/api/v1/targets?state=active')
+    ).activeTargets.map((t) => ({
+      job: t.labels.job ?? '',
+      scrapeUrl: t.scrapeUrl,
+      health: t.health as TargetHealth['health'],
+      lastError: t.lastError,
+    }));
+  const alerts = async () => (await get<{ alerts: AlertState[] }>('/api/v1/alerts')).alerts;
+
+  const expected = options.targets.length;
+  return {
+    url,
+    pid: child.pid!,
+    dataDir,
+    query,
+    queryRange,
+    targets,
+    alerts,
+    async waitForTargetsUp(timeoutMs: number) {
+      let last: TargetHealth[] = [];
+      await pollUntil(timeoutMs, async () => {
+        last = await targets();
+        return last.length >= expected && last.every((t) => t.health === 'up');
+      }).catch((err: unknown) => {
+        throw new TimeoutError(`targets not all up after ${timeoutMs} ms: ${JSON.stringify(last)}`, {
+          cause: err,
+        });
+      });
+    },
+    async waitForData(promql: string, timeoutMs: number) {
+      let found: InstantSample[] = [];
+      await pollUntil(timeoutMs, async () => {
+        const data = await query(promql);
+        found = data.resultType === 'vector' ? data.result : [];
+        return found.length > 0;
+      }).catch((err: unknown) => {
+        if (err instanceof PromQueryError) throw err;
+        throw new TimeoutError(`no data for ${promql} after ${timeoutMs} ms`, { cause: err });
+      });
+      return found;
+    },
+    tail,
+    stop,
+    [Symbol.asyncDispose]: stop,
+  };
+}
+
+async function waitReady(url: string, exited: Promise<number | string>, timeoutMs: number): Promise<void> {
+  let exitedWith: number | string | undefined;
+  void exited.then((code) => (exitedWith = code));
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (exitedWith !== undefined) throw new Error(`prometheus exited (${exitedWith})`);
+    try {
+      const res = await fetch(`${url}/-/ready`, { signal: AbortSignal.timeout(2_000) });
+      await res.arrayBuffer();
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(POLL_MS);
+  }
+  throw new TimeoutError(`not ready within ${timeoutMs} ms`);
+}
+
+/** Polls `check` until it returns true; rejects with a TimeoutError at the deadline. */
+async function pollUntil(timeoutMs: number, check: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() >= deadline) throw new TimeoutError(`condition not met within ${timeoutMs} ms`);
+    await sleep(POLL_MS);
+  }
+}
+
+async function stopChild(child: ChildProcess, exited: Promise<unknown>, graceMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+  child.kill('SIGTERM');
+  const timer = new Promise<'timeout'>((res) => setTimeout(() => res('timeout'), graceMs).unref());
+  if ((await Promise.race([exited, timer])) === 'timeout') {
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+async function removeDir(dir: string): Promise<void> {
+  await rm(dir, { recursive: true, force: true, maxRetries: 3 });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const server = createServer();
+    server.once('error', rej);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => res(port));
+    });
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((res) => setTimeout(res, ms));
+}

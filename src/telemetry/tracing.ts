@@ -1,0 +1,102 @@
+// One OpenTelemetry tracer per service instance, injected like the metrics registry.
+//
+//   OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT set ─▶ BasicTracerProvider ─▶ BatchSpanProcessor ─▶ OTLP/HTTP
+//                                                (protocol from OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL:
+//                                                 http/protobuf (default) or http/json)
+//   not set, or OTEL_TRACES_EXPORTER=none     ─▶ the API's no-op tracer: next to no cost
+//
+// Context is passed explicitly (parent contexts, W3C traceparent strings in HTTP headers,
+// gRPC requests and log records), so nothing depends on a global context manager, and
+// two instances can share a process. Export failures are logged, never thrown.
+import { ROOT_CONTEXT, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import { setGlobalErrorHandler, W3CTraceContextPropagator } from '@opentelemetry/core';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { OTLPTraceExporter as OTLPJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as OTLPProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import type { Logger } from './logger.js';
+
+export interface Tracing {
+  readonly tracer: Tracer;
+  readonly enabled: boolean;
+  /** Flushes what is buffered and stops exporting (bounded). */
+  shutdown(): Promise<void>;
+}
+
+const propagator = new W3CTraceContextPropagator();
+const setter = {
+  set: (carrier: Record<string, string>, key: string, value: string) => (carrier[key] = value),
+};
+const getter = {
+  get: (carrier: Record<string, string>, key: string) => carrier[key],
+  keys: (carrier: Record<string, string>) => Object.keys(carrier),
+};
+
+let errorHandlerSet = false;
+
+export function createTracing(
+  serviceName: string,
+  logger: Logger,
+  env: NodeJS.ProcessEnv = process.env,
+): Tracing {
+  const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  if (
+    endpoint === undefined ||
+    endpoint === '' ||
+    env.OTEL_TRACES_EXPORTER === 'none' ||
+    env.OTEL_SDK_DISABLED === 'true'
+  ) {
+    return { tracer: trace.getTracer('limbo-noop'), enabled: false, shutdown: () => Promise.resolve() };
+  }
+  if (!errorHandlerSet) {
+    errorHandlerSet = true;
+    setGlobalErrorHandler((err) => logger.warn('telemetry error (ignored)', { error: err }));
+  }
+  const protocol =
+    env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf';
+  // The exporters would read process.env themselves; pass the URL so an injected env wins.
+  const url =
+    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT !== undefined && env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT !== ''
+      ? env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+      : `${endpoint.replace(/\/+$/, '')}/v1/traces`;
+  const exporter: SpanExporter =
+    protocol === 'http/json' ? new OTLPJsonExporter({ url }) : new OTLPProtoExporter({ url });
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': serviceName }),
+    spanProcessors: [
+      new BatchSpanProcessor(exporter, {
+        scheduledDelayMillis: 500,
+        maxQueueSize: 20_000,
+        maxExportBatchSize: 512,
+      }),
+    ],
+  });
+  return {
+    tracer: provider.getTracer('limbo'),
+    enabled: true,
+    shutdown: async () => {
+      const timeout = new Promise<void>((resolve) => setTimeout(resolve, 3000).unref());
+      await Promise.race([
+        provider.shutdown().catch((err: unknown) => logger.warn('tracing shutdown failed', { error: err })),
+        timeout,
+      ]);
+    },
+  };
+}
+
+/** The W3C traceparent of a span ('' when the span is not recording / not sampled). */
+export function traceparentOf(span: Span): string {
+  const carrier: Record<string, string> = {};
+  propagator.inject(trace.setSpan(ROOT_CONTEXT, span), carrier, setter);
+  return carrier.traceparent ?? '';
+}
+
+/** A parent context from a traceparent string (ROOT_CONTEXT when absent or malformed). */
+export function contextFromTraceparent(traceparent: string | undefined): Context {
+  if (traceparent === undefined || traceparent === '') return ROOT_CONTEXT;
+  return propagator.extract(ROOT_CONTEXT, { traceparent }, getter);
+}
+
+export function contextOf(span: Span): Context {
+  return trace.setSpan(ROOT_CONTEXT, span);
+}

@@ -1,0 +1,109 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { PartitionStateMachine } from '../../src/services/processor/state-machine.js';
+import type { LogRecord } from '../../src/protocol/records.js';
+
+const invoke = (id: string, epoch?: number, seq?: number): LogRecord => ({
+  type: 'invoke',
+  ...(epoch !== undefined ? { proposal: { epoch, seq: seq ?? 1 } } : {}),
+  invocationId: id,
+  service: 'Counter',
+  key: 'a',
+  handler: 'add',
+  payload: '{"delta":1}',
+  createdAtMs: 0,
+});
+const end = (id: string, epoch: number, seq: number, value: string): LogRecord => ({
+  type: 'end',
+  proposal: { epoch, seq },
+  invocationId: id,
+  success: true,
+  value,
+  failure: '',
+  stateUpdates: [{ key: 'Counter/a', value }],
+});
+
+function applyAll(records: LogRecord[]): { sm: PartitionStateMachine; effects: string[] } {
+  const sm = new PartitionStateMachine();
+  const effects = records.map((r, i) => {
+    const e = sm.apply(i + 1, r);
+    return e.kind === 'dropped'
+      ? `dropped:${e.reason}`
+      : e.kind === 'invoked'
+        ? `invoked:${e.isNew}`
+        : e.kind;
+  });
+  return { sm, effects };
+}
+
+test('same records give the same state on every replica', () => {
+  const records: LogRecord[] = [
+    { type: 'announce_leader', node: 'p1', epoch: 1 },
+    invoke('i1', 1, 1),
+    invoke('i2', 1, 2),
+    end('i1', 1, 3, '1'),
+  ];
+  const a = applyAll(records);
+  const b = applyAll(records);
+  assert.deepEqual(a.effects, b.effects);
+  assert.deepEqual(a.effects, ['announce', 'invoked:true', 'invoked:true', 'ended']);
+  assert.equal(a.sm.getState('Counter/a'), '1');
+  assert.deepEqual(
+    a.sm.running().map((i) => i.invocationId),
+    ['i2'],
+  );
+  assert.deepEqual(a.sm.counts(), { invoked: 1, completed: 1 });
+});
+
+test('a deposed leader cannot write: older epochs and duplicates are dropped', () => {
+  const { sm, effects } = applyAll([
+    { type: 'announce_leader', node: 'p1', epoch: 1 },
+    invoke('i1', 1, 1),
+    { type: 'announce_leader', node: 'p2', epoch: 2 },
+    end('i1', 1, 2, '1'), // proposed by p1 after it lost leadership
+    invoke('i3', 1, 3),
+    end('i1', 2, 1, '1'),
+    end('i1', 2, 1, '1'), // duplicate (epoch, seq)
+    end('i1', 2, 2, '5'), // a second End of the same invocation: effect applied once
+    { type: 'announce_leader', node: 'p1', epoch: 1 }, // stale announce
+  ]);
+  assert.deepEqual(effects, [
+    'announce',
+    'invoked:true',
+    'announce',
+    'dropped:stale_epoch',
+    'dropped:stale_epoch',
+    'ended',
+    'dropped:duplicate',
+    'dropped:already_ended',
+    'dropped:stale_epoch',
+  ]);
+  assert.equal(sm.getState('Counter/a'), '1');
+  assert.equal(sm.get('i3'), undefined);
+  assert.equal(sm.leaderNode, 'p2');
+  assert.equal(sm.leaderEpoch, 2);
+});
+
+test('legacy invokes (appended by the ingress) are not fenced and resends do not duplicate', () => {
+  const { sm, effects } = applyAll([
+    invoke('i1'),
+    invoke('i1'),
+    { type: 'announce_leader', node: 'p1', epoch: 1 },
+    invoke('i2'),
+  ]);
+  assert.deepEqual(effects, ['invoked:true', 'invoked:false', 'announce', 'invoked:true']);
+  assert.equal(sm.running().length, 2);
+});
+
+test('expiry forgets the output, never the fact that the invocation completed', () => {
+  const { sm } = applyAll([
+    { type: 'announce_leader', node: 'p1', epoch: 1 },
+    invoke('i1', 1, 1),
+    end('i1', 1, 2, '1'),
+  ]);
+  sm.forgetOutput('i1');
+  assert.equal(sm.get('i1')?.expired, true);
+  assert.equal(sm.get('i1')?.output, undefined);
+  const again = sm.apply(4, invoke('i1', 1, 3));
+  assert.equal(again.kind === 'invoked' && again.isNew, false);
+});
