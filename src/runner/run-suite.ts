@@ -157,8 +157,11 @@ export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<
     run.faults = [...schedule.windows];
 
     enter('converge');
-    await workload.stop(suite.convergeMs);
+    await workload.drain(suite.convergeMs);
+    // The state at the deadline, while clients still wait on whatever is open.
+    await scraper.scrapeOnce();
     run.phases.deadlineMs = clock.nowMs();
+    await workload.stop(0);
     await workload.finalReads();
     await scraper.scrapeOnce();
     await scraper.stop();
