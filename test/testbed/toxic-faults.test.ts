@@ -41,7 +41,7 @@ function roundTrip(address: string, timeoutMs: number): Promise<number | undefin
   const [host, port] = address.split(':');
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const s = net.connect(Number(port), host!, () => s.write('ping'));
+    const s = net.connect(Number(port), host, () => s.write('ping'));
     const timer = setTimeout(() => {
       s.destroy();
       resolve(undefined);
