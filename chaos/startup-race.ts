@@ -5,9 +5,13 @@ import { at, clientsBeforeProcessors, defineSuite, noClientLeftHanging, pendingD
 export default defineSuite({
   name: 'startup-race',
   why: 'Clients call before any processor is up; every call must be answered once they are.',
-  topology: { processors: 2, partitions: 2 },
-  workload: { concurrency: 8, mix: { call: 0.7, send: 0.3 } },
+  // Many partitions and clients: the legacy notification is lost per partition, depending on
+  // whether the ingress subscribed before the new leader applied; more partitions, more chances.
+  topology: { processors: 2, partitions: 8 },
+  workload: { concurrency: 32, mix: { call: 0.7, send: 0.3 } },
   schedule: [at('0s', clientsBeforeProcessors(), { for: '3s' })],
+  // Keep calling for a while once the processors are up, so the run also shows they serve.
+  chaos: '8s',
   expect: [noClientLeftHanging({ withinMsAfterHeal: 8000 }), pendingDrains()],
   expectedToFailOn: ['reference:legacy'],
 });

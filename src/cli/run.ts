@@ -51,6 +51,24 @@ export function formatVerdict(v: VerdictFile): string {
   return lines.join('\n');
 }
 
+export function summaryTable(verdicts: readonly VerdictFile[]): string {
+  const w = Math.max(5, ...verdicts.map((v) => v.suite.length)) + 2;
+  const t = Math.max(6, ...verdicts.map((v) => v.target.length)) + 2;
+  const row = (a: string, b: string, c: string, d: string, e: string, f: string): string =>
+    a.padEnd(w) + b.padEnd(t) + c.padEnd(14) + d.padStart(8) + e.padStart(8) + f.padStart(10) + '\n';
+  let out = row('suite', 'target', 'verdict', 'ops', 'open', 'seconds');
+  for (const v of verdicts)
+    out += row(
+      v.suite,
+      v.target,
+      v.verdict,
+      String(v.ops.total),
+      String(v.ops.open),
+      (v.durationMs / 1000).toFixed(1),
+    );
+  return out;
+}
+
 export const runCommand: Command = {
   name: 'run',
   summary: 'run chaos suites against a target and report verdicts',
@@ -127,17 +145,7 @@ export const runCommand: Command = {
         await cleanup.runAll();
       }
     }
-    process.stdout.write(
-      '\nsuite'.padEnd(28) + 'target'.padEnd(20) + 'verdict'.padEnd(14) + 'ops'.padStart(8) + '  open\n',
-    );
-    for (const v of verdicts)
-      process.stdout.write(
-        v.suite.padEnd(27) +
-          v.target.padEnd(20) +
-          v.verdict.padEnd(14) +
-          String(v.ops.total).padStart(8) +
-          `  ${v.ops.open}\n`,
-      );
+    process.stdout.write('\n' + summaryTable(verdicts));
     process.stdout.write(`seed ${seed}\n`);
     return exitCodeOf(combineVerdicts(verdicts.map((v) => v.verdict)));
   },

@@ -10,6 +10,8 @@
 // processor's real address); ingresses; `client->ingress`. A restarted service gets new ports
 // (port 0), so every start re-points the proxies that lead to it. The runner's control path
 // (leaderOf, transferLeadership) talks to the log's controller directly, never through a proxy.
+// Ready means every partition has a leader and each ingress answers a call end to end (unless
+// the processors are deferred for clients-before-processors), so warm-up meets a serving system.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Proxy } from 'toxiproxy-node-client';
@@ -222,7 +224,31 @@ async function startReference(
         await new Promise((r) => setTimeout(r, 100));
       }
     };
-    if (ctx.deferProcessors !== true) await waitForLeaders();
+    /** Serving means answering a call end to end; each probe is bounded and abandoned on timeout. */
+    const waitForService = async (url: string): Promise<void> => {
+      const deadline = Date.now() + readyTimeoutMs;
+      for (let n = 0; ; n++) {
+        try {
+          const res = await fetch(`${url}/Echo/echo`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ probe: n }),
+            signal: AbortSignal.timeout(1500),
+          });
+          await res.arrayBuffer();
+          if (res.status === 200) return;
+        } catch {
+          // not serving yet
+        }
+        if (Date.now() > deadline)
+          throw new TimeoutError(`${url} did not answer a call within ${readyTimeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    if (ctx.deferProcessors !== true) {
+      await waitForLeaders();
+      for (const url of ingressUrls) await waitForService(url);
+    }
 
     const links: Record<string, string> = {};
     for (const name of linkNames(topology)) links[name] = name;

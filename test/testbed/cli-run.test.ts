@@ -72,3 +72,30 @@ test('limbo run: bad suite files and flags exit 2 with a message naming them', (
   assert.equal(r.status, 0);
   assert.match(r.stdout, /--toxiproxy-url/);
 });
+
+test('exit codes follow the combined verdict; a failing verdict lists the hung invocation ids', async () => {
+  const { exitCodeOf, formatVerdict, summaryTable } = await import('../../src/cli/run.js');
+  assert.deepEqual([exitCodeOf('pass'), exitCodeOf('fail'), exitCodeOf('inconclusive')], [0, 1, 3]);
+  const v = {
+    suite: 'leader-kill',
+    target: 'reference:legacy',
+    seed: 7,
+    verdict: 'fail' as const,
+    startedAt: '',
+    durationMs: 1500,
+    ops: { total: 10, ok: 8, fail: 0, info: 0, open: 2 },
+    faults: 1,
+    checks: [
+      {
+        name: 'noClientLeftHanging',
+        verdict: 'fail' as const,
+        summary: '2 of 10 ops left hanging',
+        evidence: { invocationIds: ['inv_00000001_a', 'inv_00000002_b'], details: {} },
+      },
+    ],
+    replay: 'npx limbo run chaos/leader-kill.ts --target reference:legacy --seed 7',
+    runErrors: [],
+  };
+  assert.match(formatVerdict(v), /FAIL[\s\S]*inv_00000001_a inv_00000002_b/);
+  assert.match(summaryTable([v]), /leader-kill\s+reference:legacy\s+fail\s+10\s+2\s+1\.5/);
+});
