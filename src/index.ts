@@ -1,3 +1,65 @@
 // limbo's public API: what chaos suites and other programs import as `limbo`.
 export { metricNames, spanAttributes } from './protocol/names.js';
 export type { ResendReason } from './protocol/names.js';
+
+// Suites
+export { defineSuite, type Suite, type SuiteSpec } from './runner/suite.js';
+export { at, type ScheduleEntry } from './faults/schedule.js';
+export type { Duration } from './util/duration.js';
+export type { WorkloadSpec, OpMix } from './workload/workload.js';
+export type { Topology, Target, StartedTarget, ServiceHandle, TargetContext } from './targets/target.js';
+
+// Faults and selectors
+export type { Fault, FaultContext, Injected } from './faults/fault.js';
+export {
+  leaderOf,
+  randomOf,
+  allOf,
+  link,
+  type ServiceSelector,
+  type LinkSelector,
+} from './faults/selectors.js';
+export {
+  toxicFault,
+  latency,
+  bandwidth,
+  timeout,
+  blackhole,
+  resetPeer,
+  slowClose,
+  slicer,
+  limitData,
+  linkDown,
+  type ToxicOptions,
+} from './faults/toxic-faults.js';
+export {
+  kill,
+  pause,
+  restart,
+  transferLeadership,
+  clientsBeforeProcessors,
+} from './faults/process-faults.js';
+export { registerFault, createFault, faultNames } from './faults/registry.js';
+
+// Checkers
+export {
+  noClientLeftHanging,
+  pendingDrains,
+  resendsObserved,
+  leadershipChanged,
+  exactlyOnce,
+  idempotentRetriesAgree,
+  faultsHitTraffic,
+  registerChecker,
+  checkerNames,
+  combineVerdicts,
+  type Checker,
+  type CheckResult,
+  type Verdict,
+  type Evidence,
+} from './checkers/index.js';
+export type { RunData, HistoryOp, SeriesSample, FaultWindow, PhaseTimes } from './runner/run-data.js';
+
+// Running
+export { runSuite, type RunSuiteOptions, type SuiteRunResult, type Progress } from './runner/run-suite.js';
+export { createTarget, registerTarget, targetNames } from './targets/registry.js';

@@ -2,6 +2,7 @@
 // `withinMsAfterHeal` of the final heal (or of its own invoke, if it started later). An op
 // still open at the deadline is hung, and so is one the client itself gave up on
 // (client_timeout): the server never answered it. The verdict lists each hung invocation id.
+// The runner's final reads (request.final) are not client traffic and are left out.
 import { finalHealMs, invocationIdOf, pairOps, runEndMs, type RunData } from '../runner/run-data.js';
 import { result, type Checker, type CheckResult } from './checker.js';
 
@@ -29,7 +30,8 @@ export function noClientLeftHanging(options: NoClientLeftHangingOptions = {}): C
   return {
     name,
     check(run: RunData): CheckResult {
-      const pairs = pairOps(run.history);
+      // The runner's final counter reads support exactlyOnce; they are not client traffic.
+      const pairs = pairOps(run.history).filter((p) => p.invoke.request?.final !== true);
       if (pairs.length === 0) return result(name, 'inconclusive', 'no client ops were recorded');
       const heal = finalHealMs(run) ?? 0;
       const deadline = runEndMs(run);

@@ -1,7 +1,8 @@
 // The command registry: one entry per `limbo <command>`.
 import type { Command } from './command.js';
 import { proxyCommand } from './proxy.js';
+import { runCommand } from './run.js';
 import { serveCommand } from './serve.js';
 import { traceCommand } from './trace.js';
 
-export const commands: Command[] = [serveCommand, proxyCommand, traceCommand];
+export const commands: Command[] = [serveCommand, proxyCommand, traceCommand, runCommand];

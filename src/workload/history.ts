@@ -32,6 +32,7 @@ export function createHistoryRecorder(clock: Clock, jsonlPath?: string): History
   let nextId = 1;
   let done = 0;
   let out: WriteStream | undefined;
+  let closing: Promise<void> | undefined;
   if (jsonlPath !== undefined) {
     mkdirSync(dirname(jsonlPath), { recursive: true });
     out = createWriteStream(jsonlPath, { flags: 'w' });
@@ -82,9 +83,9 @@ export function createHistoryRecorder(clock: Clock, jsonlPath?: string): History
     completed: () => done,
     openOps: () => [...open.values()],
     close: () =>
-      new Promise<void>((resolve) => {
+      (closing ??= new Promise<void>((resolve) => {
         if (out === undefined) return resolve();
         out.end(() => resolve());
-      }),
+      })),
   };
 }

@@ -4,6 +4,7 @@
 // bounded time for the ones in flight; ops still open then stay open in the history (hung).
 //
 //   random.fork('client-i') ─▶ pick kind by mix ─▶ op ─▶ history (invoke → ok|fail|info)
+import { setMaxListeners } from 'node:events';
 import type { Random } from '../util/random.js';
 import type { HistoryRecorder } from './history.js';
 import { createHttpClient, type HttpClient } from './http-client.js';
@@ -37,10 +38,12 @@ export interface StartedWorkload extends AsyncDisposable {
   readonly counterKeys: readonly string[];
   inFlight(): number;
   completed(): number;
-  /** Stops starting ops and waits up to `drainMs` for those in flight. */
+  /** Stops starting ops and waits up to `drainMs` for those in flight, aborting none. */
+  drain(drainMs: number): Promise<void>;
+  /** Drains for up to `drainMs`, then aborts what is still open (it stays open in the history). */
   stop(drainMs?: number): Promise<void>;
-  /** Reads every counter once (final reads for exactlyOnce), with the same client timeout. */
-  finalReads(): Promise<void>;
+  /** Reads every counter that got adds once (final reads for exactlyOnce), each bounded. */
+  finalReads(timeoutMs?: number): Promise<void>;
 }
 
 export const defaultMix: Required<OpMix> = { call: 0.5, send: 0.2, counterAdd: 0.2, idempotentRetry: 0.1 };
@@ -53,6 +56,8 @@ export function startWorkload(options: WorkloadOptions): StartedWorkload {
   const opTimeoutMs = options.opTimeoutMs ?? 30_000;
   const counterKeys = Array.from({ length: options.counterKeys ?? 4 }, (_, i) => `c${i}`);
   const abort = new AbortController();
+  // Every request in flight listens on this one signal: the bound is the number of ops in flight.
+  setMaxListeners(Math.max(64, (options.concurrency ?? 8) * 4, options.maxInFlight ?? 256), abort.signal);
   let stopping = false;
   const running = new Set<Promise<unknown>>();
 
@@ -112,7 +117,7 @@ export function startWorkload(options: WorkloadOptions): StartedWorkload {
     }
   }
 
-  const stop = async (drainMs = opTimeoutMs): Promise<void> => {
+  const drain = async (drainMs: number): Promise<void> => {
     stopping = true;
     if (ticker !== undefined) clearInterval(ticker);
     let timer: NodeJS.Timeout | undefined;
@@ -121,6 +126,9 @@ export function startWorkload(options: WorkloadOptions): StartedWorkload {
       new Promise((r) => (timer = setTimeout(r, drainMs))),
     ]);
     clearTimeout(timer);
+  };
+  const stop = async (drainMs = opTimeoutMs): Promise<void> => {
+    await drain(drainMs);
     // Ops still open stay open in the history; abort their sockets so nothing outlives the run.
     abort.abort();
     if (ownsHttp) http.close();
@@ -129,12 +137,19 @@ export function startWorkload(options: WorkloadOptions): StartedWorkload {
     counterKeys,
     inFlight: () => options.history.inFlight(),
     completed: () => options.history.completed(),
+    drain,
     stop,
-    finalReads: async () => {
+    finalReads: async (timeoutMs = Math.min(opTimeoutMs, 5000)) => {
+      // Only counters something was added to; all read at once, each bounded.
+      const used = new Set(
+        options.history.ops
+          .filter((o) => o.type === 'invoke' && o.kind === 'counterAdd')
+          .map((o) => o.request?.counterKey),
+      );
       const reader = createHttpClient({ maxSockets: 4 });
       try {
-        const ctx: OpContext = { ...context(-1), http: reader, signal: undefined };
-        for (const key of counterKeys) await counterGetOp(ctx, key, true);
+        const ctx: OpContext = { ...context(-1), http: reader, signal: undefined, opTimeoutMs: timeoutMs };
+        await Promise.all(counterKeys.filter((k) => used.has(k)).map((key) => counterGetOp(ctx, key, true)));
       } finally {
         reader.close();
       }

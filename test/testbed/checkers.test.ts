@@ -112,6 +112,15 @@ test('pendingDrains: gauges back to 0 pass, one stuck fails, stale series are ig
   assert.equal(r.evidence.series?.[0]?.service, 'processor-2');
 });
 
+test('pendingDrains: judged at the deadline, not after the runner aborted open requests', () => {
+  const b = new RunBuilder();
+  b.sample('ingress-1', 'limbo_ingress_pending_requests', { kind: 'call' }, [
+    [29_000, 3],
+    [31_000, 0],
+  ]);
+  assert.equal(pendingDrains().check(b.run).verdict, 'fail');
+});
+
 test('pendingDrains: no samples is inconclusive', () => {
   assert.equal(pendingDrains().check(new RunBuilder().run).verdict, 'inconclusive');
 });

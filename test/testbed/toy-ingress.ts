@@ -37,6 +37,7 @@ export async function startToyIngress(behaviour: ToyIngressBehaviour = {}): Prom
     labelNames: ['kind'],
     registers: [registry],
   });
+  pending.set({ kind: 'call' }, 0);
   const state: ToyIngress = {
     url: '',
     behaviour,

@@ -1,0 +1,67 @@
+// The testbed's own cost, measured beside its floor in the same run: the wall time of the
+// standard suites (chaos/, or LIMBO_BENCH_SUITES) against the sum of their scheduled phases
+// (warm-up + chaos, which no run can beat), as a ratio; the reference topology's start-up
+// time; and the peak RSS of the runner process and of the whole cluster during a run.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadSuites } from '../src/runner/load-suites.js';
+import { runSuite } from '../src/runner/run-suite.js';
+import { createTarget } from '../src/targets/registry.js';
+import type { StartedTarget, Target } from '../src/targets/target.js';
+import { fmt, rssMiB } from './load.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+export async function run(): Promise<void> {
+  const paths = (process.env.LIMBO_BENCH_SUITES ?? join(root, 'chaos')).split(',');
+  const suites = await loadSuites(paths);
+  const out = mkdtempSync(join(tmpdir(), 'limbo-bench-'));
+  const reference = createTarget('reference');
+  const startUps: number[] = [];
+  let started: StartedTarget | undefined;
+  const timed: Target = {
+    name: reference.name,
+    start: async (topology, ctx) => {
+      const t0 = performance.now();
+      started = await reference.start(topology, ctx);
+      startUps.push(performance.now() - t0);
+      return started;
+    },
+  };
+  let clusterPeakMiB = 0;
+  const sampler = setInterval(() => {
+    const pids = started
+      ? [...started.services.values()].map((s) => s.pid()).filter((p) => p !== undefined)
+      : [];
+    clusterPeakMiB = Math.max(
+      clusterPeakMiB,
+      pids.reduce((a, pid) => a + (rssMiB(pid) || 0), 0),
+    );
+  }, 250);
+  let wallMs = 0;
+  let floorMs = 0;
+  try {
+    for (const { suite } of suites) {
+      const t0 = performance.now();
+      const res = await runSuite(suite, { target: timed, seed: 1, outRoot: out, replay: 'bench' });
+      const wall = performance.now() - t0;
+      const floor = suite.warmupMs + suite.chaosMs;
+      wallMs += wall;
+      floorMs += floor;
+      process.stdout.write(
+        `${suite.name.padEnd(30)} ${res.verdict.verdict.padEnd(13)} wall ${fmt(wall / 1000)} s  floor ${fmt(floor / 1000)} s  ratio ${fmt(wall / floor, 2)}\n`,
+      );
+    }
+  } finally {
+    clearInterval(sampler);
+    rmSync(out, { recursive: true, force: true });
+  }
+  const sorted = [...startUps].sort((a, b) => a - b);
+  process.stdout.write(
+    `all ${suites.length} suites: wall ${fmt(wallMs / 1000)} s, floor ${fmt(floorMs / 1000)} s, ratio ${fmt(wallMs / floorMs, 2)}\n` +
+      `topology start-up: median ${fmt(sorted[Math.floor(sorted.length / 2)] ?? NaN, 0)} ms, max ${fmt(sorted[sorted.length - 1] ?? NaN, 0)} ms\n` +
+      `peak RSS: runner ${fmt(process.resourceUsage().maxRSS / 1024)} MiB, cluster ${fmt(clusterPeakMiB)} MiB\n`,
+  );
+}

@@ -1,0 +1,29 @@
+// A leader dies with calls in flight; the ingress must resend to its successor.
+// reference:legacy fails it: the new leader never notifies the ingress of the calls it resumes.
+import {
+  at,
+  defineSuite,
+  exactlyOnce,
+  kill,
+  leaderOf,
+  leadershipChanged,
+  noClientLeftHanging,
+  pendingDrains,
+  resendsObserved,
+} from 'limbo';
+
+export default defineSuite({
+  name: 'leader-kill',
+  why: 'A leader dies with calls in flight; the ingress must resend to its successor.',
+  topology: { processors: 3, partitions: 4 },
+  workload: { concurrency: 16, mix: { call: 0.6, send: 0.2, counterAdd: 0.2 } },
+  schedule: [at('5s', kill(leaderOf({ partition: 0 })), { for: '3s' })],
+  expect: [
+    noClientLeftHanging({ withinMsAfterHeal: 5000 }),
+    pendingDrains(),
+    leadershipChanged(),
+    resendsObserved(),
+    exactlyOnce(),
+  ],
+  expectedToFailOn: ['reference:legacy'],
+});

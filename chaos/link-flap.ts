@@ -1,0 +1,17 @@
+// The ingress→processor link goes down and up repeatedly; each time in-flight requests are cut.
+import { at, defineSuite, linkDown, noClientLeftHanging, pendingDrains, resendsObserved } from 'limbo';
+
+export default defineSuite({
+  name: 'link-flap',
+  why: 'A flapping ingress→processor link must not leave any request behind.',
+  topology: { processors: 2, partitions: 2 },
+  workload: { concurrency: 12, mix: { call: 0.6, send: 0.4 } },
+  schedule: [
+    at('2s', linkDown('ingress->processor-1'), { for: '1s' }),
+    at('4s', linkDown('ingress->processor-1'), { for: '1s' }),
+    at('6s', linkDown('ingress->processor-2'), { for: '1s' }),
+    at('8s', linkDown('ingress->processor-1'), { for: '1s' }),
+  ],
+  expect: [noClientLeftHanging({ withinMsAfterHeal: 6000 }), pendingDrains(), resendsObserved()],
+  expectedToFailOn: ['reference:legacy'],
+});

@@ -1,0 +1,32 @@
+// Every processor restarts in turn, as in a deploy: leadership moves each time and every call
+// must still be answered exactly once.
+import {
+  at,
+  defineSuite,
+  exactlyOnce,
+  leaderOf,
+  leadershipChanged,
+  noClientLeftHanging,
+  pendingDrains,
+  restart,
+} from 'limbo';
+
+export default defineSuite({
+  name: 'rolling-restart',
+  why: 'A rolling restart of the processors must not leave any client hanging.',
+  topology: { processors: 3, partitions: 4 },
+  workload: { concurrency: 12, mix: { call: 0.5, send: 0.2, counterAdd: 0.3 } },
+  schedule: [
+    // Whoever leads partitions 0, 1 and 2 at that moment (three restarts, one after another).
+    at('2s', restart(leaderOf({ partition: 0 })), { for: '1s' }),
+    at('5s', restart(leaderOf({ partition: 1 })), { for: '1s' }),
+    at('8s', restart(leaderOf({ partition: 2 })), { for: '1s' }),
+  ],
+  expect: [
+    noClientLeftHanging({ withinMsAfterHeal: 6000 }),
+    pendingDrains(),
+    exactlyOnce(),
+    leadershipChanged(),
+  ],
+  expectedToFailOn: ['reference:legacy'],
+});

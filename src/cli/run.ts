@@ -1,0 +1,152 @@
+// `limbo run <suite files or folders…>`: loads the suites, runs each against the target with
+// one seed (printed first), shows progress, prints each verdict with its evidence and a
+// summary table, and exits 0 pass, 1 a check failed, 2 bad usage or input, 3 inconclusive.
+// A failing run prints the command that replays it.
+import { relative } from 'node:path';
+import { combineVerdicts, type Verdict } from '../checkers/checker.js';
+import { loadSuites } from '../runner/load-suites.js';
+import { runSuite, type Progress } from '../runner/run-suite.js';
+import { createCleanup } from '../runtime/cleanup.js';
+import { createTarget, targetNames } from '../targets/registry.js';
+import { UsageError } from '../util/errors.js';
+import { formatHelp, parseOptions } from '../util/options.js';
+import { randomSeed } from '../util/random.js';
+import type { VerdictFile } from '../report/write-report.js';
+import type { Command } from './command.js';
+import { exitCodes } from './command.js';
+
+const options = {
+  target: { type: 'string', default: 'reference', description: `target: ${targetNames().join(' | ')}` },
+  runtime: {
+    type: 'enum',
+    values: ['local', 'docker'] as const,
+    default: 'local',
+    description: 'where services run',
+  },
+  seed: { type: 'int', min: 0, max: 4294967295, description: 'the seed of all randomness (default: random)' },
+  out: { type: 'string', default: 'runs', description: 'root of the run directories' },
+  toxiproxyUrl: { type: 'string', description: 'a running Toxiproxy API (default: the embedded server)' },
+} as const;
+
+export function exitCodeOf(verdict: Verdict): number {
+  return verdict === 'pass' ? exitCodes.pass : verdict === 'fail' ? exitCodes.fail : exitCodes.inconclusive;
+}
+
+function formatProgress(p: Progress): string {
+  const faults = p.activeFaults.map((f) => `${f.fault}@${f.target}`).join(' ') || '-';
+  return `${p.suite} ${p.phase.padEnd(8)} ${(p.elapsedMs / 1000).toFixed(1).padStart(6)}s  ops ${p.opsDone} done, ${p.opsInFlight} in flight  faults ${faults}`;
+}
+
+export function formatVerdict(v: VerdictFile): string {
+  const lines = [`${v.suite} [${v.target}] seed ${v.seed}: ${v.verdict.toUpperCase()}`];
+  for (const c of v.checks) {
+    lines.push(`  ${c.verdict.padEnd(12)} ${c.name}: ${c.summary}`);
+    const ids = c.evidence.invocationIds ?? [];
+    if (c.verdict !== 'pass' && ids.length > 0)
+      lines.push(
+        `               invocation ids: ${ids.slice(0, 20).join(' ')}${ids.length > 20 ? ` … (${ids.length})` : ''}`,
+      );
+  }
+  for (const e of v.runErrors) lines.push(`  run error: ${e}`);
+  return lines.join('\n');
+}
+
+export function summaryTable(verdicts: readonly VerdictFile[]): string {
+  const w = Math.max(5, ...verdicts.map((v) => v.suite.length)) + 2;
+  const t = Math.max(6, ...verdicts.map((v) => v.target.length)) + 2;
+  const row = (a: string, b: string, c: string, d: string, e: string, f: string): string =>
+    a.padEnd(w) + b.padEnd(t) + c.padEnd(14) + d.padStart(8) + e.padStart(8) + f.padStart(10) + '\n';
+  let out = row('suite', 'target', 'verdict', 'ops', 'open', 'seconds');
+  for (const v of verdicts)
+    out += row(
+      v.suite,
+      v.target,
+      v.verdict,
+      String(v.ops.total),
+      String(v.ops.open),
+      (v.durationMs / 1000).toFixed(1),
+    );
+  return out;
+}
+
+export const runCommand: Command = {
+  name: 'run',
+  summary: 'run chaos suites against a target and report verdicts',
+  async run(argv, env) {
+    const parsed = parseOptions(options, argv, env);
+    if (parsed.help) {
+      process.stdout.write(
+        formatHelp('limbo run <suite files or folders…> [options]', runCommand.summary, options),
+      );
+      return exitCodes.pass;
+    }
+    if (parsed.positionals.length === 0)
+      throw new UsageError('name at least one suite file or folder (e.g. chaos)');
+    const o = parsed.options;
+    if (o.runtime !== 'local')
+      throw new UsageError(`runtime ${o.runtime} is not available yet (use --runtime local)`);
+    const target = createTarget(o.target);
+    const seed = o.seed ?? randomSeed();
+    process.stdout.write(`seed ${seed}\n`);
+    const suites = await loadSuites(parsed.positionals);
+    const tty = process.stderr.isTTY === true;
+    const verdicts: VerdictFile[] = [];
+    for (const { file, suite } of suites) {
+      const shown = relative(process.cwd(), file) || file;
+      const replay = `npx limbo run ${shown} --target ${o.target} --seed ${seed}`;
+      process.stdout.write(`\n== ${suite.name}: ${suite.why}\n`);
+      const cleanup = createCleanup();
+      const uninstall = cleanup.installSignalHandlers((signal) =>
+        process.stderr.write(`\n${signal}: stopping ${suite.name}, cleaning up…\n`),
+      );
+      let lastLine = 0;
+      try {
+        const res = await runSuite(suite, {
+          target,
+          seed,
+          outRoot: o.out,
+          replay,
+          cleanup,
+          ...(o.toxiproxyUrl !== undefined ? { toxiproxyUrl: o.toxiproxyUrl } : {}),
+          onLog: (line) => process.stderr.write(`${tty ? '\r\x1b[K' : ''}  ${line}\n`),
+          onProgress: (p) => {
+            if (tty) process.stderr.write(`\r\x1b[K${formatProgress(p)}`);
+            else if (p.elapsedMs - lastLine >= 5000 || p.phase === 'done') {
+              lastLine = p.elapsedMs;
+              process.stderr.write(formatProgress(p) + '\n');
+            }
+          },
+        });
+        if (tty) process.stderr.write('\r\x1b[K');
+        verdicts.push(res.verdict);
+        process.stdout.write(formatVerdict(res.verdict) + `\n  run directory: ${res.runDir}\n`);
+        if (res.verdict.verdict !== 'pass') process.stdout.write(`  replay: ${replay}\n`);
+        if (res.verdict.verdict === 'fail' && suite.expectedToFailOn.includes(o.target))
+          process.stdout.write(`  (expected: this suite documents that ${o.target} fails it)\n`);
+      } catch (err) {
+        if (err instanceof UsageError) throw err;
+        const message = err instanceof Error ? err.message : String(err);
+        process.stdout.write(`${suite.name}: the run itself failed: ${message}\n  replay: ${replay}\n`);
+        verdicts.push({
+          suite: suite.name,
+          target: o.target,
+          seed,
+          verdict: 'fail',
+          startedAt: new Date().toISOString(),
+          durationMs: 0,
+          ops: { total: 0, ok: 0, fail: 0, info: 0, open: 0 },
+          faults: 0,
+          checks: [],
+          replay,
+          runErrors: [message],
+        });
+      } finally {
+        uninstall();
+        await cleanup.runAll();
+      }
+    }
+    process.stdout.write('\n' + summaryTable(verdicts));
+    process.stdout.write(`seed ${seed}\n`);
+    return exitCodeOf(combineVerdicts(verdicts.map((v) => v.verdict)));
+  },
+};

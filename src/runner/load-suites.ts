@@ -1,0 +1,51 @@
+// Loads suite files (TypeScript modules, default export a defineSuite(...)) with tsx, from
+// files or folders (every *.ts inside, sorted). Anything wrong is a UsageError naming the file.
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { tsImport } from 'tsx/esm/api';
+import { UsageError } from '../util/errors.js';
+import { isSuite, type Suite } from './suite.js';
+
+export interface LoadedSuite {
+  file: string;
+  suite: Suite;
+}
+
+export function expandSuitePaths(paths: readonly string[], cwd = process.cwd()): string[] {
+  const files: string[] = [];
+  for (const p of paths) {
+    const abs = resolve(cwd, p);
+    if (!existsSync(abs)) throw new UsageError(`no such suite file or folder: ${p}`);
+    if (statSync(abs).isDirectory()) {
+      const inside = readdirSync(abs)
+        .filter((f) => /\.(ts|mts)$/.test(f) && !f.endsWith('.d.ts') && !f.endsWith('.test.ts'))
+        .sort()
+        .map((f) => join(abs, f));
+      if (inside.length === 0) throw new UsageError(`no suite files (*.ts) in ${p}`);
+      files.push(...inside);
+    } else files.push(abs);
+  }
+  return files;
+}
+
+export async function loadSuite(file: string): Promise<LoadedSuite> {
+  let mod: { default?: unknown };
+  try {
+    mod = (await tsImport(pathToFileURL(file).href, import.meta.url)) as { default?: unknown };
+  } catch (err) {
+    if (err instanceof UsageError) throw new UsageError(`${file}: ${err.message}`, { cause: err });
+    throw new UsageError(`${file}: cannot load: ${err instanceof Error ? err.message : String(err)}`, {
+      cause: err,
+    });
+  }
+  const suite = mod.default;
+  if (!isSuite(suite)) throw new UsageError(`${file}: the default export must be defineSuite({...})`);
+  return { file, suite };
+}
+
+export async function loadSuites(paths: readonly string[], cwd?: string): Promise<LoadedSuite[]> {
+  const out: LoadedSuite[] = [];
+  for (const f of expandSuitePaths(paths, cwd)) out.push(await loadSuite(f));
+  return out;
+}

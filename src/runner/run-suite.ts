@@ -1,0 +1,214 @@
+// One suite run, phase by phase (DESIGN.md §3):
+//
+//   start ─▶ warm-up ─▶ chaos ─▶ heal ─▶ converge ─▶ check ─▶ report
+//   target    workload   schedule  final    bounded    pure      run dir
+//   + scraper + runner   of faults heal     drain of   checkers
+//     /metrics                              open ops
+//
+// Everything started is registered with the run's cleanup, so an error or Ctrl-C at any point
+// still stops every process, proxy and toxic. One seed drives the workload and the faults.
+import { faultsHitTraffic } from '../checkers/faults-hit-traffic.js';
+import { runCheckers, result, type CheckResult, type Checker } from '../checkers/checker.js';
+import { startSchedule, type ActiveFault } from '../faults/schedule.js';
+import { buildVerdict, writeReport, type VerdictFile } from '../report/write-report.js';
+import { createRunDir, pointLatest } from '../report/run-dir.js';
+import { createCleanup, type Cleanup } from '../runtime/cleanup.js';
+import type { Target } from '../targets/target.js';
+import { createClock, type Clock } from '../util/clock.js';
+import { createRandom } from '../util/random.js';
+import { createHistoryRecorder } from '../workload/history.js';
+import { startWorkload } from '../workload/workload.js';
+import { join } from 'node:path';
+import type { RunData } from './run-data.js';
+import { createRunnerMetrics } from './runner-metrics.js';
+import { startScraper } from './scraper.js';
+import type { Suite } from './suite.js';
+
+export type Phase = 'start' | 'warm-up' | 'chaos' | 'heal' | 'converge' | 'check' | 'report' | 'done';
+
+export interface Progress {
+  suite: string;
+  phase: Phase;
+  elapsedMs: number;
+  opsDone: number;
+  opsInFlight: number;
+  activeFaults: readonly ActiveFault[];
+}
+
+export interface RunSuiteOptions {
+  target: Target;
+  seed: number;
+  /** Root of the run directories (default `runs`). */
+  outRoot: string;
+  /** The command that replays this run, for the verdict. */
+  replay: string;
+  toxiproxyUrl?: string;
+  clock?: Clock;
+  cleanup?: Cleanup;
+  onProgress?: (p: Progress) => void;
+  progressIntervalMs?: number;
+  onLog?: (line: string) => void;
+  scrapeIntervalMs?: number;
+}
+
+export interface SuiteRunResult {
+  runDir: string;
+  verdict: VerdictFile;
+  run: RunData;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<SuiteRunResult> {
+  const clock = options.clock ?? createClock();
+  const cleanup = options.cleanup ?? createCleanup();
+  const log = options.onLog ?? (() => {});
+  const random = createRandom(options.seed);
+  const startedAt = new Date();
+  const runDir = createRunDir(options.outRoot, suite.name, startedAt);
+  const run: RunData = {
+    suite: suite.name,
+    target: options.target.name,
+    seed: options.seed,
+    phases: { startedAtWall: startedAt.toISOString() },
+    history: [],
+    series: [],
+    faults: [],
+  };
+  const runErrors: string[] = [];
+  const history = createHistoryRecorder(clock, join(runDir, 'history.jsonl'));
+  const metrics = createRunnerMetrics(() => history.inFlight());
+  let phase: Phase = 'start';
+  let active: readonly ActiveFault[] = [];
+  const tick = (): void =>
+    options.onProgress?.({
+      suite: suite.name,
+      phase,
+      elapsedMs: clock.nowMs(),
+      opsDone: history.completed(),
+      opsInFlight: history.inFlight(),
+      activeFaults: active,
+    });
+  const progress = setInterval(tick, options.progressIntervalMs ?? 1000);
+  const enter = (p: Phase): void => {
+    phase = p;
+    tick();
+  };
+  try {
+    const metricsServer = await metrics.serve();
+    cleanup.add('runner /metrics', () => metricsServer.stop());
+    const clientsFirst = suite.schedule.some((e) => e.fault.name === 'clients-before-processors');
+    const target = await options.target.start(suite.topology, {
+      runDir,
+      ...(options.toxiproxyUrl !== undefined ? { toxiproxyUrl: options.toxiproxyUrl } : {}),
+      deferProcessors: clientsFirst,
+    });
+    const untarget = cleanup.add(`target ${target.name}`, () => target.stop());
+    const scraper = startScraper({
+      clock,
+      intervalMs: options.scrapeIntervalMs ?? 250,
+      targets: () => {
+        const t: Record<string, string | undefined> = {
+          runner: metricsServer.url,
+          ...target.extraMetricsUrls(),
+        };
+        for (const s of target.services.values()) t[s.name] = s.metricsUrl();
+        return t;
+      },
+    });
+    cleanup.add('scraper', () => scraper.stop());
+
+    enter('warm-up');
+    run.phases.warmupStartMs = clock.nowMs();
+    const workload = startWorkload({
+      ...suite.workload,
+      baseUrls: target.ingressUrls,
+      random: random.fork('workload'),
+      history,
+    });
+    cleanup.add('workload', () => workload.stop(0));
+    await sleep(suite.warmupMs);
+
+    enter('chaos');
+    run.phases.chaosStartMs = clock.nowMs();
+    const schedule = startSchedule(
+      suite.schedule,
+      { target, toxiproxy: target.toxiproxy, random: random.fork('faults') },
+      clock,
+      {
+        onChange: (list, f, on) => {
+          active = list;
+          metrics.setFaultActive(f.fault, f.target, on);
+          log(`${on ? 'inject' : 'heal'} ${f.fault} ${f.target}`);
+        },
+        onError: (m) => {
+          runErrors.push(m);
+          log(m);
+        },
+      },
+    );
+    cleanup.add('final heal', () => schedule.finalHeal());
+    await sleep(suite.chaosMs);
+
+    enter('heal');
+    run.phases.chaosEndMs = clock.nowMs();
+    await schedule.finalHeal();
+    run.phases.healedAtMs = clock.nowMs();
+    run.faults = [...schedule.windows];
+
+    enter('converge');
+    await workload.drain(suite.convergeMs);
+    // The state at the deadline, while clients still wait on whatever is open.
+    await scraper.scrapeOnce();
+    run.phases.deadlineMs = clock.nowMs();
+    await workload.stop(0);
+    await workload.finalReads();
+    await scraper.scrapeOnce();
+    await scraper.stop();
+    run.series = scraper.samples;
+    run.history = [...history.ops];
+    run.phases.endedAtMs = clock.nowMs();
+    for (const s of schedule.skipped)
+      runErrors.push(`fault ${s.fault} on ${s.describe} at ${s.atMs} ms was not injected`);
+
+    enter('check');
+    const checks = checkRun(suite.expect, run, runErrors);
+
+    enter('report');
+    untarget();
+    await target.stop();
+    await history.close();
+    const verdict = buildVerdict(run, checks, {
+      durationMs: clock.nowMs(),
+      replay: options.replay,
+      runErrors,
+    });
+    writeReport(runDir, run, verdict);
+    pointLatest(options.outRoot, runDir);
+    enter('done');
+    return { runDir, verdict, run };
+  } finally {
+    clearInterval(progress);
+    await cleanup.runAll();
+    await history.close();
+  }
+}
+
+/** The suite's checks, plus faultsHitTraffic (a fault that met nothing is never green) and the schedule's own health. */
+export function checkRun(
+  expect: readonly Checker[],
+  run: RunData,
+  runErrors: readonly string[],
+): CheckResult[] {
+  const checkers = [...expect];
+  if (!checkers.some((c) => c.name === 'faultsHitTraffic') && run.faults.length > 0)
+    checkers.push(faultsHitTraffic());
+  const checks = runCheckers(checkers, run);
+  if (runErrors.length > 0)
+    checks.push(
+      result('scheduleApplied', 'inconclusive', `${runErrors.length} problem(s) applying the schedule`, {
+        details: { errors: runErrors },
+      }),
+    );
+  return checks;
+}

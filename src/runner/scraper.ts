@@ -1,0 +1,101 @@
+// The metrics observer: scrapes every service's /metrics every 250 ms into the run's series.
+// Each scrape is bounded by a timeout shorter than the interval, a target whose last scrape is
+// still running is skipped (a paused process must not pile up requests), and the series has a
+// bound on its size. Only limbo_* and toxiproxy_* metrics are kept by default.
+//
+//   tick ─▶ for each service: GET /metrics ─▶ parse ─▶ samples{service, name, labels, tMs, value}
+import http from 'node:http';
+import type { Clock } from '../util/clock.js';
+import { parsePromText } from './prom-text.js';
+import type { SeriesSample } from './run-data.js';
+
+export interface ScraperOptions {
+  /** Current scrape targets: service name → /metrics URL (asked again every tick). */
+  targets: () => Record<string, string | undefined>;
+  clock: Clock;
+  intervalMs?: number;
+  timeoutMs?: number;
+  keep?: (name: string) => boolean;
+  maxSamples?: number;
+}
+
+export interface StartedScraper {
+  readonly samples: SeriesSample[];
+  /** Scrapes every target once now (e.g. a final scrape after convergence). */
+  scrapeOnce(): Promise<void>;
+  scrapes(): number;
+  errors(): number;
+  stop(): Promise<void>;
+}
+
+export const keepLimboMetrics = (name: string): boolean =>
+  name.startsWith('limbo_') || name.startsWith('toxiproxy_');
+
+function fetchText(url: string, timeoutMs: number, agent: http.Agent): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { agent, timeout: timeoutMs }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () =>
+        res.statusCode === 200
+          ? resolve(Buffer.concat(chunks).toString('utf8'))
+          : reject(new Error(`HTTP ${res.statusCode}`)),
+      );
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`scrape timed out after ${timeoutMs} ms`)));
+    req.on('error', reject);
+  });
+}
+
+export function startScraper(options: ScraperOptions): StartedScraper {
+  const intervalMs = options.intervalMs ?? 250;
+  const timeoutMs = options.timeoutMs ?? Math.max(100, intervalMs - 50);
+  const keep = options.keep ?? keepLimboMetrics;
+  const maxSamples = options.maxSamples ?? 2_000_000;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
+  const samples: SeriesSample[] = [];
+  const busy = new Set<string>();
+  let scrapes = 0;
+  let errors = 0;
+  let stopped = false;
+
+  const scrapeTarget = async (service: string, url: string): Promise<void> => {
+    if (busy.has(service)) return;
+    busy.add(service);
+    const tMs = options.clock.nowMs();
+    try {
+      const text = await fetchText(url, timeoutMs, agent);
+      scrapes++;
+      for (const s of parsePromText(text, keep)) {
+        if (samples.length >= maxSamples) break;
+        samples.push({ service, name: s.name, labels: s.labels, tMs, value: s.value });
+      }
+    } catch {
+      errors++; // a dead or paused service is expected during chaos
+    } finally {
+      busy.delete(service);
+    }
+  };
+  const scrapeOnce = async (): Promise<void> => {
+    const targets = Object.entries(options.targets()).filter(
+      (e): e is [string, string] => e[1] !== undefined,
+    );
+    await Promise.all(targets.map(([service, url]) => scrapeTarget(service, url)));
+  };
+  const timer = setInterval(() => {
+    if (!stopped) void scrapeOnce();
+  }, intervalMs);
+  return {
+    samples,
+    scrapeOnce,
+    scrapes: () => scrapes,
+    errors: () => errors,
+    stop: () => {
+      stopped = true;
+      clearInterval(timer);
+      agent.destroy();
+      return Promise.resolve();
+    },
+  };
+}

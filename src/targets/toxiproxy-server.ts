@@ -1,0 +1,59 @@
+// Where a run's Toxiproxy comes from: a URL given (option or LIMBO_TOXIPROXY_URL) — a real
+// toxiproxy-server — or else the embedded compatible server (src/proxy/server.ts,
+// `startToxiproxyServer({host, port, random}) → {url, stop()}`), loaded lazily so the testbed
+// builds and runs against a real server before the embedded one exists.
+import { Toxiproxy } from 'toxiproxy-node-client';
+import { LimboError } from '../util/errors.js';
+
+export interface ToxiproxyHandle {
+  url: string;
+  client: Toxiproxy;
+  /** Stops the embedded server (a given external server is left running). */
+  stop(): Promise<void>;
+}
+
+interface EmbeddedModule {
+  startToxiproxyServer(options: { host: string; port: number; random?: () => number }): Promise<{
+    url: string;
+    stop(): Promise<void>;
+  }>;
+}
+
+export class ToxiproxyUnavailableError extends LimboError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('E_TOXIPROXY_UNAVAILABLE', message, options);
+  }
+}
+
+export async function openToxiproxy(
+  url: string | undefined,
+  options: { env?: NodeJS.ProcessEnv; random?: () => number } = {},
+): Promise<ToxiproxyHandle> {
+  const given = url ?? options.env?.['LIMBO_TOXIPROXY_URL'];
+  if (given !== undefined && given !== '') {
+    const client = new Toxiproxy(given.replace(/\/$/, ''));
+    try {
+      await client.getVersion();
+    } catch (err) {
+      throw new ToxiproxyUnavailableError(`no Toxiproxy answers at ${given}`, { cause: err });
+    }
+    return { url: given, client, stop: () => Promise.resolve() };
+  }
+  // A variable specifier: resolved at run time, so this compiles before src/proxy/ lands.
+  const specifier = '../proxy/server.js';
+  let mod: EmbeddedModule;
+  try {
+    mod = (await import(specifier)) as EmbeddedModule;
+  } catch (err) {
+    throw new ToxiproxyUnavailableError(
+      'no Toxiproxy URL given (--toxiproxy-url / LIMBO_TOXIPROXY_URL) and the embedded server is not built',
+      { cause: err },
+    );
+  }
+  const server = await mod.startToxiproxyServer({
+    host: '127.0.0.1',
+    port: 0,
+    ...(options.random !== undefined ? { random: options.random } : {}),
+  });
+  return { url: server.url, client: new Toxiproxy(server.url), stop: () => server.stop() };
+}

@@ -1,0 +1,46 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const child = fileURLToPath(new URL('./sigint-child.js', import.meta.url));
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+test('Ctrl-C mid-chaos heals, stops every process and closes every port the run held', async () => {
+  const proc = spawn(process.execPath, [child, 'run'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  proc.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+  const held = await new Promise<{ pids: number[]; ingress: string }>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`no 'held' line within 30 s; stderr: ${stderr}`)),
+      30_000,
+    );
+    createInterface({ input: proc.stdout }).on('line', (line) => {
+      if (!line.startsWith('held ')) return;
+      clearTimeout(timer);
+      resolve(JSON.parse(line.slice(5)) as { pids: number[]; ingress: string });
+    });
+  });
+  assert.equal(held.pids.length, 2);
+  assert.ok(held.pids.every(alive));
+  // processor-1 is paused (the fault is active) when the interrupt comes
+  assert.equal(readFileSync(`/proc/${held.pids[0]}/stat`, 'utf8').split(') ')[1]?.[0], 'T');
+  proc.kill('SIGINT');
+  const killer = setTimeout(() => proc.kill('SIGKILL'), 30_000);
+  const code = await exited;
+  clearTimeout(killer);
+  assert.equal(code, 130, stderr);
+  for (const pid of held.pids) assert.ok(!alive(pid), `pid ${pid} outlived the run`);
+  await assert.rejects(fetch(held.ingress + '/Echo/echo', { method: 'POST', body: '{}' }));
+});
