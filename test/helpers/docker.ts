@@ -13,7 +13,7 @@ export async function dockerTestEnv(env: NodeJS.ProcessEnv = process.env): Promi
   const image = dockerImages(env).services;
   let skip: string | false = false;
   const engine = await dockerAvailable(5000);
-  if (!engine.ok) skip = `no Docker engine reachable (${engine.reason.split('\n')[0]})`;
+  if (!engine.ok) skip = engine.reason.split('\n')[0]!;
   else if (!(await imageExists(engine.client, image)))
     skip = `image ${image} is missing: run scripts/docker/build-image.sh`;
   if (skip && env.LIMBO_DOCKER_REQUIRED === '1') throw new Error(`LIMBO_DOCKER_REQUIRED=1 but ${skip}`);
