@@ -9,6 +9,7 @@
 //        readiness: Wait.forLogMessage(/limbo-ready /), then the parsed ready line
 //        exit: the log stream ends and the engine says the container is not running
 //   reaper (docker-reaper.ts) ─▶ removes this process's containers if it dies
+// Like a child process, a running container keeps this process alive until it is stopped.
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -75,7 +76,10 @@ export interface StartedContainer extends AsyncDisposable {
   isPaused(): boolean;
   /** The last lines of output, for error messages. */
   tail(lines?: number): string;
-  /** Sends a signal to the container's main process (SIGKILL: `docker kill`). */
+  /**
+   * Sends a signal to the container's main process (`docker kill --signal`). SIGKILL works
+   * on a paused container too; the engine refuses other signals until it is resumed.
+   */
   kill(signal: NodeJS.Signals): Promise<void>;
   /** Freezes every process of the container (`docker pause`). */
   pause(): Promise<void>;
@@ -202,6 +206,7 @@ export async function startContainer(options: ContainerOptions): Promise<Started
         return;
       }
       inc.running = false;
+      paused = false;
       clearInterval(keepAlive);
       rejectReady(new ContainerStartError(`${options.name} exited before it was ready`));
       resolveExited(state === undefined ? 'removed' : state.exitCode);

@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { LABEL_RUN, listContainersByLabel, removeRunContainers } from '../../src/runtime/docker.js';
 import { dockerClient } from '../../src/runtime/docker-engine.js';
 import { dockerTestEnv } from '../helpers/docker.js';
@@ -22,7 +21,17 @@ after(async () => {
   rmSync(runDir, { recursive: true, force: true });
 });
 
-const childMain = fileURLToPath(new URL('../helpers/docker-child.js', import.meta.url));
+// The child: starts one container for the run given in argv, prints
+// `started <container-id> <reaper-pid>`, then waits to be killed (bounded: it exits by
+// itself after 2 minutes). Inline, because node --test runs every .js file under test/.
+const childScript = `
+const { startContainerService } = await import(${JSON.stringify(new URL('../../src/runtime/docker.js', import.meta.url).href)});
+const { ensureReaper } = await import(${JSON.stringify(new URL('../../src/runtime/docker-reaper.js', import.meta.url).href)});
+const [runId, runDir] = process.argv.slice(1);
+const started = await startContainerService({ name: 'log', role: 'log', args: ['--data-dir', '/tmp/limbo-log'], runDir, runId });
+process.stdout.write('started ' + started.id + ' ' + ensureReaper().pid + '\\n');
+setTimeout(() => process.exit(3), 120_000);
+`;
 
 function alive(pid: number): boolean {
   try {
@@ -49,7 +58,9 @@ for (const signal of ['SIGKILL', 'SIGINT'] as const) {
   test(`a process killed by ${signal} leaves no container behind`, { skip }, async () => {
     const runId = `int-${signal.toLowerCase()}-${randomBytes(3).toString('hex')}`;
     runIds.push(runId);
-    const child = spawn(process.execPath, [childMain, runId, runDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', childScript, runId, runDir], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const exited = new Promise((resolve) => child.once('exit', resolve));
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
