@@ -38,17 +38,18 @@ if pid=$(engine_pid); then
     fi
     sleep 0.2
   done
-  # The containerd that dockerd supervised exits with it; one still running from a killed
-  # dockerd is found by its config under our exec root (its command line names it).
-  for p in $(pgrep -x containerd || true); do
-    if tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -qF "$LIMBO_DOCKER_DIR/exec/"; then
-      log "stopping containerd $p left by dockerd"
-      kill -TERM "$p" 2>/dev/null || true
-    fi
-  done
 else
   log "no engine running for $LIMBO_DOCKER_DIR"
 fi
+# The containerd that dockerd supervised exits with it; one left by a killed dockerd is
+# found by its config under our exec root (its command line names it), and only that one.
+for p in $(pgrep -x containerd || true); do
+  if tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -qF "$LIMBO_DOCKER_DIR/exec/"; then
+    log "stopping containerd $p left by dockerd"
+    kill -TERM "$p" 2>/dev/null || true
+    for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.2; done
+  fi
+done
 rm -f "$LIMBO_DOCKER_PIDFILE" "$LIMBO_DOCKER_SOCK"
 
 for m in $(our_mounts); do
