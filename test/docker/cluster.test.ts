@@ -79,6 +79,7 @@ test('a cluster in containers: call, kill -9, restart, pause, cleanup', { skip }
     const client = await dockerClient();
     const state = await client.container.dockerode.getContainer(processor.id).inspect();
     assert.equal(state.State.Running, false);
+    assert.equal(state.Config.User, 'node', 'the services image runs as its non-root user');
 
     // Restart: the same container again; the cluster answers once it leads again.
     const again = await processor.restart();
