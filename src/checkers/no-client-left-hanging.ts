@@ -16,6 +16,7 @@ interface Hung {
   opId: number;
   kind: string;
   invocationId?: string;
+  traceId?: string;
   invokedAtMs: number;
   endedAtMs?: number;
   reason: 'open_at_deadline' | 'ended_late' | 'client_timeout';
@@ -41,6 +42,7 @@ export function noClientLeftHanging(options: NoClientLeftHangingOptions = {}): C
           opId: p.invoke.opId,
           kind: p.invoke.kind,
           invocationId: invocationIdOf(p),
+          traceId: p.end?.traceId ?? p.invoke.traceId,
           invokedAtMs: p.invoke.timeMs,
           request: p.invoke.request,
         };
@@ -58,6 +60,7 @@ export function noClientLeftHanging(options: NoClientLeftHangingOptions = {}): C
           hung.push({ ...base, endedAtMs: p.end.timeMs, reason: 'client_timeout' });
       }
       const ids = hung.map((h) => h.invocationId).filter((id): id is string => id !== undefined);
+      const traceIds = hung.map((h) => h.traceId).filter((id): id is string => id !== undefined);
       const details = {
         ops: pairs.length,
         hung: hung.length,
@@ -76,7 +79,7 @@ export function noClientLeftHanging(options: NoClientLeftHangingOptions = {}): C
         'fail',
         `${hung.length} of ${pairs.length} ops left hanging` +
           (unnamed > 0 ? ` (${unnamed} without a known invocation id)` : ''),
-        { invocationIds: ids, details },
+        { invocationIds: ids, traceIds, details },
       );
     },
   };

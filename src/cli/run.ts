@@ -45,6 +45,7 @@ export function formatVerdict(v: VerdictFile): string {
     if (c.verdict !== 'pass' && ids.length > 0)
       lines.push(
         `               invocation ids: ${ids.slice(0, 20).join(' ')}${ids.length > 20 ? ` … (${ids.length})` : ''}`,
+        `               see one: npx limbo trace ${ids[0]} --run <run directory>`,
       );
   }
   for (const e of v.runErrors) lines.push(`  run error: ${e}`);

@@ -34,6 +34,9 @@ export function readFaultWindows(runDir: string): FaultWindowLike[] {
   if (!existsSync(file)) return [];
   const raw = JSON.parse(readFileSync(file, 'utf8')) as unknown;
   const list = Array.isArray(raw) ? raw : ((raw as { windows?: unknown[] }).windows ?? []);
+  // faults.json times are ms since the run started; spans carry epoch ms.
+  const startedAtWall = (raw as { phases?: { startedAtWall?: string } }).phases?.startedAtWall;
+  const base = startedAtWall !== undefined ? Date.parse(startedAtWall) : 0;
   return list.map((f) => {
     const o = f as Record<string, unknown>;
     const num = (...keys: string[]): number | undefined => {
@@ -48,8 +51,8 @@ export function readFaultWindows(runDir: string): FaultWindowLike[] {
     return {
       fault: str('fault', 'name') ?? 'fault',
       target: str('target') ?? '',
-      startMs: num('startMs', 'injectedAtMs', 'injectedAt') ?? 0,
-      ...(endMs !== undefined ? { endMs } : {}),
+      startMs: base + (num('startMs', 'injectedAtMs', 'injectedAt') ?? 0),
+      ...(endMs !== undefined ? { endMs: base + endMs } : {}),
     };
   });
 }

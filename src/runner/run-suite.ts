@@ -18,7 +18,12 @@ import { createClock, type Clock } from '../util/clock.js';
 import { createRandom } from '../util/random.js';
 import { createHistoryRecorder } from '../workload/history.js';
 import { startWorkload } from '../workload/workload.js';
+import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
+import type { Span } from '@opentelemetry/api';
+import { silentLogger } from '../telemetry/logger.js';
+import { startOtlpReceiver } from '../telemetry/otlp-receiver.js';
+import { createTracing } from '../telemetry/tracing.js';
 import type { RunData } from './run-data.js';
 import { createRunnerMetrics } from './runner-metrics.js';
 import { startScraper } from './scraper.js';
@@ -49,6 +54,8 @@ export interface RunSuiteOptions {
   progressIntervalMs?: number;
   onLog?: (line: string) => void;
   scrapeIntervalMs?: number;
+  /** Trace the run: services export to the run's OTLP receiver, spans land in spans.jsonl (default true). */
+  trace?: boolean;
 }
 
 export interface SuiteRunResult {
@@ -97,11 +104,14 @@ export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<
   try {
     const metricsServer = await metrics.serve();
     cleanup.add('runner /metrics', () => metricsServer.stop());
+    const traced = await startRunTracing(runDir, options.trace ?? true);
+    cleanup.add('tracing', () => traced.stop());
     const clientsFirst = suite.schedule.some((e) => e.fault.name === 'clients-before-processors');
     const target = await options.target.start(suite.topology, {
       runDir,
       ...(options.toxiproxyUrl !== undefined ? { toxiproxyUrl: options.toxiproxyUrl } : {}),
       deferProcessors: clientsFirst,
+      env: traced.env,
     });
     const untarget = cleanup.add(`target ${target.name}`, () => target.stop());
     const scraper = startScraper({
@@ -139,6 +149,7 @@ export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<
         onChange: (list, f, on) => {
           active = list;
           metrics.setFaultActive(f.fault, f.target, on);
+          traced.faultWindow(f.fault, f.target, on, options.seed);
           log(`${on ? 'inject' : 'heal'} ${f.fault} ${f.target}`);
         },
         onError: (m) => {
@@ -178,6 +189,8 @@ export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<
     untarget();
     await target.stop();
     await history.close();
+    // Services flushed their spans when they stopped; flush the runner's and close spans.jsonl.
+    await traced.stop();
     const verdict = buildVerdict(run, checks, {
       durationMs: clock.nowMs(),
       replay: options.replay,
@@ -192,6 +205,61 @@ export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<
     await cleanup.runAll();
     await history.close();
   }
+}
+
+interface RunTracing {
+  env: NodeJS.ProcessEnv;
+  faultWindow(fault: string, target: string, on: boolean, seed: number): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * The run's OTLP receiver (services export to it through OTEL_* in their environment), its
+ * spans appended to spans.jsonl, and the runner's own tracer: one span per fault window.
+ */
+async function startRunTracing(runDir: string, enabled: boolean): Promise<RunTracing> {
+  if (!enabled) return { env: process.env, faultWindow: () => {}, stop: () => Promise.resolve() };
+  const out = createWriteStream(join(runDir, 'spans.jsonl'), { flags: 'w' });
+  const receiver = await startOtlpReceiver({
+    maxSpans: 0,
+    onSpans: (spans) => {
+      for (const s of spans) out.write(JSON.stringify(s) + '\n');
+    },
+  });
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+  };
+  delete env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  const tracing = createTracing('runner', silentLogger, env);
+  const open = new Map<string, Span>();
+  let stopped: Promise<void> | undefined;
+  return {
+    env,
+    faultWindow(fault, target, on, seed) {
+      const key = `${fault}\0${target}`;
+      if (on) {
+        open.set(
+          key,
+          tracing.tracer.startSpan(`fault ${fault}`, {
+            attributes: { 'limbo.fault': fault, 'limbo.fault.target': target, 'limbo.seed': seed },
+          }),
+        );
+      } else {
+        open.get(key)?.end();
+        open.delete(key);
+      }
+    },
+    stop: () =>
+      (stopped ??= (async () => {
+        for (const span of open.values()) span.end();
+        open.clear();
+        await tracing.shutdown();
+        await receiver.stop();
+        await new Promise<void>((resolve) => out.end(() => resolve()));
+      })()),
+  };
 }
 
 /** The suite's checks, plus faultsHitTraffic (a fault that met nothing is never green) and the schedule's own health. */

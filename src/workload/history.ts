@@ -17,7 +17,7 @@ export interface Completion {
 
 export interface HistoryRecorder {
   readonly ops: readonly HistoryOp[];
-  invoke(process: number, kind: OpKind, request: OpRequest, invocationId?: string): number;
+  invoke(process: number, kind: OpKind, request: OpRequest, invocationId?: string, traceId?: string): number;
   complete(opId: number, completion: Completion): void;
   /** Ops invoked and not yet completed. */
   inFlight(): number;
@@ -43,7 +43,7 @@ export function createHistoryRecorder(clock: Clock, jsonlPath?: string): History
   };
   return {
     ops,
-    invoke(process, kind, request, invocationId) {
+    invoke(process, kind, request, invocationId, traceId) {
       const op: HistoryOp = {
         type: 'invoke',
         opId: nextId++,
@@ -54,6 +54,7 @@ export function createHistoryRecorder(clock: Clock, jsonlPath?: string): History
         wallTime: clock.wallTime(),
       };
       if (invocationId !== undefined) op.invocationId = invocationId;
+      if (traceId !== undefined) op.traceId = traceId;
       open.set(op.opId, op);
       push(op);
       return op.opId;
@@ -74,7 +75,8 @@ export function createHistoryRecorder(clock: Clock, jsonlPath?: string): History
       };
       const id = c.invocationId ?? inv.invocationId;
       if (id !== undefined) op.invocationId = id;
-      if (c.traceId !== undefined) op.traceId = c.traceId;
+      const traceId = c.traceId ?? inv.traceId;
+      if (traceId !== undefined) op.traceId = traceId;
       if (c.response !== undefined) op.response = c.response;
       if (c.error !== undefined) op.error = c.error;
       push(op);

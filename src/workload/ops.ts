@@ -2,6 +2,7 @@
 // An op never throws: an answer that proves nothing happened is `fail` (4xx, 503, connection
 // refused), anything that leaves the outcome unknown is `info` (timeouts, broken connections,
 // 504 and other 5xx), with the invocation id whenever it is known.
+import { randomBytes } from 'node:crypto';
 import { makeInvocationId } from '../protocol/ids.js';
 import type { OpKind, OpRequest, OpResponse } from '../runner/run-data.js';
 import type { Random } from '../util/random.js';
@@ -104,6 +105,16 @@ export function classifyError(err: unknown): Completion {
   };
 }
 
+/**
+ * Every op starts its own trace: the client sends a W3C traceparent, so the ingress's spans
+ * (and every span after them, on any leader) share the op's trace id — known even when the
+ * op never gets an answer.
+ */
+function newTrace(): { traceId: string; traceparent: string } {
+  const traceId = randomBytes(16).toString('hex');
+  return { traceId, traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` };
+}
+
 async function exchange(
   ctx: OpContext,
   kind: OpKind,
@@ -111,10 +122,11 @@ async function exchange(
   invocationId: string | undefined,
   withValue = false,
 ): Promise<Completion> {
-  const opId = ctx.history.invoke(ctx.process, kind, request, invocationId);
+  const trace = newTrace();
+  const opId = ctx.history.invoke(ctx.process, kind, request, invocationId, trace.traceId);
   let completion: Completion;
   try {
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { traceparent: trace.traceparent };
     if (request.idempotencyKey !== undefined) headers['idempotency-key'] = request.idempotencyKey;
     const answer = await ctx.http.request(ctx.baseUrl + request.path, {
       method: request.method,
@@ -154,13 +166,14 @@ export async function sendOp(ctx: OpContext): Promise<Completion> {
   const key = ctx.nextKey();
   const id = makeInvocationId({ service: c.service, key: c.key, handler: c.handler }, key);
   const request: OpRequest = { method: 'POST', path: pathOf(c) + '/send', body: c.body, idempotencyKey: key };
-  const opId = ctx.history.invoke(ctx.process, 'send', request, id);
+  const trace = newTrace();
+  const opId = ctx.history.invoke(ctx.process, 'send', request, id, trace.traceId);
   let completion: Completion;
   try {
     const sent = classify(
       await ctx.http.request(ctx.baseUrl + request.path, {
         method: 'POST',
-        headers: { 'idempotency-key': key },
+        headers: { 'idempotency-key': key, traceparent: trace.traceparent },
         body: c.body,
         timeoutMs: ctx.opTimeoutMs,
         signal: ctx.signal,
@@ -172,6 +185,7 @@ export async function sendOp(ctx: OpContext): Promise<Completion> {
       const attached = classify(
         await ctx.http.request(`${ctx.baseUrl}/invocations/${encodeURIComponent(invocationId)}/attach`, {
           method: 'GET',
+          headers: { traceparent: trace.traceparent },
           timeoutMs: ctx.opTimeoutMs,
           signal: ctx.signal,
         }),

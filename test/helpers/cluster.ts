@@ -17,6 +17,8 @@ export interface ClusterOptions {
   /** Per processor: the address the ingress should dial instead of the real one (a test proxy). */
   advertise?: (index: number) => string | undefined;
   ingressArgs?: string[];
+  /** Environment of every service (e.g. OTEL_* to export traces). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export class TestCluster implements AsyncDisposable {
@@ -26,7 +28,7 @@ export class TestCluster implements AsyncDisposable {
   private readonly dataDir = mkdtempSync(join(tmpdir(), 'limbo-cluster-'));
 
   private constructor(
-    private readonly o: Required<Omit<ClusterOptions, 'advertise' | 'ingressArgs'>> & ClusterOptions,
+    private readonly o: Required<Omit<ClusterOptions, 'advertise' | 'ingressArgs' | 'env'>> & ClusterOptions,
   ) {}
 
   static async start(options: ClusterOptions = {}): Promise<TestCluster> {
@@ -41,14 +43,12 @@ export class TestCluster implements AsyncDisposable {
       c.log = await startLimboService(
         'log',
         ['--data-dir', c.dataDir, '--partitions', String(c.o.partitions)],
-        {
-          name: 'log',
-        },
+        { name: 'log', ...(c.o.env ? { env: c.o.env } : {}) },
       );
       c.ingress = await startLimboService(
         'ingress',
         ['--log-address', c.logAddress, '--protocol', c.o.protocol, ...(options.ingressArgs ?? [])],
-        { name: 'ingress-1' },
+        { name: 'ingress-1', ...(c.o.env ? { env: c.o.env } : {}) },
       );
       if (c.o.startProcessors) await c.startProcessors();
     } catch (err) {
@@ -84,7 +84,7 @@ export class TestCluster implements AsyncDisposable {
         this.o.protocol,
         ...(adv ? ['--advertised-address', adv] : []),
       ],
-      { name: node },
+      { name: node, ...(this.o.env ? { env: this.o.env } : {}) },
     );
     this.processors[i] = p;
     return p;
