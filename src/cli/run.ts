@@ -26,6 +26,12 @@ const options = {
   seed: { type: 'int', min: 0, max: 4294967295, description: 'the seed of all randomness (default: random)' },
   out: { type: 'string', default: 'runs', description: 'root of the run directories' },
   toxiproxyUrl: { type: 'string', description: 'a running Toxiproxy API (default: the embedded server)' },
+  expectDocumented: {
+    type: 'bool',
+    default: false,
+    description:
+      'exit 0 only if every verdict is the documented one: fail where the suite lists the target in expectedToFailOn, pass elsewhere (for CI on targets with known failures)',
+  },
 } as const;
 
 export function exitCodeOf(verdict: Verdict): number {
@@ -92,7 +98,12 @@ export const runCommand: Command = {
     const suites = await loadSuites(parsed.positionals);
     const tty = process.stderr.isTTY === true;
     const verdicts: VerdictFile[] = [];
+    const documented: { suite: string; expected: 'pass' | 'fail' }[] = [];
     for (const { file, suite } of suites) {
+      documented.push({
+        suite: suite.name,
+        expected: suite.expectedToFailOn.includes(o.target) ? 'fail' : 'pass',
+      });
       const shown = relative(process.cwd(), file) || file;
       const replay = `npx limbo run ${shown} --target ${o.target} --seed ${seed}`;
       process.stdout.write(`\n== ${suite.name}: ${suite.why}\n`);
@@ -148,6 +159,17 @@ export const runCommand: Command = {
     }
     process.stdout.write('\n' + summaryTable(verdicts));
     process.stdout.write(`seed ${seed}\n`);
+    if (o.expectDocumented) {
+      const changed = verdicts.filter((v, i) => v.verdict !== documented[i]?.expected);
+      for (const v of changed) {
+        const expected = documented.find((d) => d.suite === v.suite)?.expected;
+        process.stdout.write(
+          `verdict changed: ${v.suite} on ${v.target} is ${v.verdict}, documented ${expected}\n`,
+        );
+      }
+      if (changed.length === 0) process.stdout.write(`every verdict is the documented one for ${o.target}\n`);
+      return changed.length === 0 ? exitCodes.pass : exitCodes.fail;
+    }
     return exitCodeOf(combineVerdicts(verdicts.map((v) => v.verdict)));
   },
 };
