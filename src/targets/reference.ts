@@ -18,7 +18,7 @@ import type { Proxy } from 'toxiproxy-node-client';
 import { createControllerClient, type ControllerClient } from '../protocol/grpc.js';
 import { createCleanup } from '../runtime/cleanup.js';
 import { createLocalService, type LocalService, type LocalServiceSpec } from '../runtime/local.js';
-import { startLimboService } from '../runtime/process.js';
+import { startLimboService, type StartedProcess } from '../runtime/process.js';
 import { TimeoutError } from '../util/errors.js';
 import { openToxiproxy } from './toxiproxy-server.js';
 import type { StartedTarget, Target, TargetContext, Topology } from './target.js';
@@ -71,6 +71,16 @@ async function startReference(
         proxies.set(name, await p.update({ enabled: true, listen: p.listen, upstream: address }));
       }
     };
+    /** A started process whose proxies cannot be re-pointed is useless: kill it rather than leak it. */
+    const repointOrKill = async (p: StartedProcess, service: string, address: string): Promise<void> => {
+      try {
+        await repoint(service, address);
+      } catch (err) {
+        p.kill('SIGKILL');
+        await p.exited;
+        throw err;
+      }
+    };
     const services = new Map<string, LocalService>();
     const addService = async (spec: LocalServiceSpec, startNow: boolean): Promise<LocalService> => {
       const svc = createLocalService(spec, ctx.runDir, cleanup);
@@ -104,7 +114,7 @@ async function startReference(
             { name: 'log', logFile, env, readyTimeoutMs },
           );
           logAddress = p.ready.addresses['grpc'] ?? '';
-          await repoint('log', logAddress);
+          await repointOrKill(p, 'log', logAddress);
           return p;
         },
       },
@@ -141,7 +151,7 @@ async function startReference(
               ],
               { name: node, logFile, env, readyTimeoutMs },
             );
-            await repoint(node, p.ready.addresses['grpc'] ?? PLACEHOLDER_UPSTREAM);
+            await repointOrKill(p, node, p.ready.addresses['grpc'] ?? PLACEHOLDER_UPSTREAM);
             return p;
           },
         },
@@ -182,7 +192,7 @@ async function startReference(
               { name: node, logFile, env, readyTimeoutMs },
             );
             const http = (p.ready.addresses['http'] ?? '').replace(/^https?:\/\//, '').replace(/\/.*$/, '');
-            await repoint(node, http);
+            await repointOrKill(p, node, http);
             return p;
           },
         },

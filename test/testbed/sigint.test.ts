@@ -35,7 +35,11 @@ test('Ctrl-C mid-chaos heals, stops every process and closes every port the run 
   assert.equal(held.pids.length, 2);
   assert.ok(held.pids.every(alive));
   // processor-1 is paused (the fault is active) when the interrupt comes
-  assert.equal(readFileSync(`/proc/${held.pids[0]}/stat`, 'utf8').split(') ')[1]?.[0], 'T');
+  // (SIGSTOP is delivered asynchronously: wait, bounded, for the stopped state)
+  const state = () => readFileSync(`/proc/${held.pids[0]}/stat`, 'utf8').split(') ')[1]?.[0];
+  const until = Date.now() + 5000;
+  while (state() !== 'T' && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(state(), 'T');
   proc.kill('SIGINT');
   const killer = setTimeout(() => proc.kill('SIGKILL'), 30_000);
   const code = await exited;
