@@ -79,7 +79,16 @@ export function noClientLeftHanging(options: NoClientLeftHangingOptions = {}): C
         'fail',
         `${hung.length} of ${pairs.length} ops left hanging` +
           (unnamed > 0 ? ` (${unnamed} without a known invocation id)` : ''),
-        { invocationIds: ids, traceIds, details },
+        {
+          invocationIds: ids,
+          traceIds,
+          details: {
+            ...details,
+            ...(ids[0] !== undefined
+              ? { hint: `follow one with: npx limbo trace ${ids[0]} --run <this run directory>` }
+              : {}),
+          },
+        },
       );
     },
   };
