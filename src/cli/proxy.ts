@@ -1,5 +1,6 @@
 // `limbo proxy [--host H] [--port P]`: the embedded Toxiproxy-compatible server on its own,
 // a drop-in for `toxiproxy-server`. Prints the ready line, stops on SIGINT / SIGTERM.
+import { runUntilStopped } from '../util/signals.js';
 import type { Command } from './command.js';
 import { exitCodes } from './command.js';
 import { startToxiproxyServer } from '../proxy/server.js';
@@ -53,18 +54,7 @@ export const proxyCommand: Command = {
       }) + '\n',
     );
     process.stdout.write(`limbo proxy: Toxiproxy API on ${server.url} (Ctrl-C to stop)\n`);
-    await new Promise<void>((resolve) => {
-      const onSignal = (): void => {
-        process.off('SIGTERM', onSignal);
-        process.off('SIGINT', onSignal);
-        resolve();
-      };
-      process.on('SIGTERM', onSignal);
-      process.on('SIGINT', onSignal);
-    });
-    const forced = setTimeout(() => process.exit(0), 5000);
-    forced.unref();
-    await server.stop();
+    await runUntilStopped(() => server.stop());
     return exitCodes.pass;
   },
 };

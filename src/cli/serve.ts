@@ -1,5 +1,6 @@
 // `limbo serve <role> [options]`: runs one service of the reference cluster in the
 // foreground, prints the machine-readable ready line, stops cleanly on SIGTERM / SIGINT.
+import { runUntilStopped } from '../util/signals.js';
 import type { Command } from './command.js';
 import { exitCodes } from './command.js';
 import { roles } from '../services/roles.js';
@@ -46,18 +47,7 @@ export const serveCommand: Command = {
         addresses: started.addresses,
       }) + '\n',
     );
-    await new Promise<void>((resolve) => {
-      const onSignal = (): void => {
-        process.off('SIGTERM', onSignal);
-        process.off('SIGINT', onSignal);
-        resolve();
-      };
-      process.on('SIGTERM', onSignal);
-      process.on('SIGINT', onSignal);
-    });
-    const forced = setTimeout(() => process.exit(0), 5000);
-    forced.unref();
-    await started.stop();
+    await runUntilStopped(() => started.stop());
     return exitCodes.pass;
   },
 };

@@ -214,32 +214,29 @@ class ProcessorNode {
   }
 
   handlers(): grpc.UntypedServiceImplementation {
-    const submit: grpc.handleUnaryCall<w.SubmitRequest, w.SubmitResponse> = (call, callback) => {
-      const replica = this.replicas.get(call.request.partition);
-      if (!replica) {
-        callback(null, this.notLeader(call.request.partition));
-        return;
-      }
-      const cancelled = new AbortController();
-      call.on('cancelled', () => cancelled.abort());
-      replica.submit(call.request, cancelled.signal).then(
-        (res) => callback(null, res),
-        (err: Error) => callback({ code: grpc.status.INTERNAL, details: err.message }),
-      );
-    };
-    const getOutput: grpc.handleUnaryCall<w.GetOutputRequest, w.GetOutputResponse> = (call, callback) => {
-      const replica = this.replicas.get(call.request.partition);
-      if (!replica) {
-        callback(null, this.notLeader(call.request.partition));
-        return;
-      }
-      const cancelled = new AbortController();
-      call.on('cancelled', () => cancelled.abort());
-      replica.getOutput(call.request, cancelled.signal).then(
-        (res) => callback(null, res),
-        (err: Error) => callback({ code: grpc.status.INTERNAL, details: err.message }),
-      );
-    };
+    // Both RPCs go to the replica of the request's partition; a cancelled call (the ingress
+    // went away) releases the replica's reply slot.
+    const toReplica =
+      <Req extends { partition: number }, Res>(
+        rpc: (replica: PartitionReplica, req: Req, signal: AbortSignal) => Promise<Res>,
+      ): grpc.handleUnaryCall<Req, Res | ReturnType<ProcessorNode['notLeader']>> =>
+      (call, callback) => {
+        const replica = this.replicas.get(call.request.partition);
+        if (!replica) {
+          callback(null, this.notLeader(call.request.partition));
+          return;
+        }
+        const cancelled = new AbortController();
+        call.on('cancelled', () => cancelled.abort());
+        rpc(replica, call.request, cancelled.signal).then(
+          (res) => callback(null, res),
+          (err: Error) => callback({ code: grpc.status.INTERNAL, details: err.message }),
+        );
+      };
+    const submit = toReplica<w.SubmitRequest, w.SubmitResponse>((r, req, signal) => r.submit(req, signal));
+    const getOutput = toReplica<w.GetOutputRequest, w.GetOutputResponse>((r, req, signal) =>
+      r.getOutput(req, signal),
+    );
     const subscribe: grpc.handleServerStreamingCall<w.SubscribeRequest, w.IngressNotification> = (call) => {
       const id = call.request.ingressId;
       let set = this.subscriptions.get(id);
