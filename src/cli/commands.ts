@@ -4,5 +4,6 @@ import { proxyCommand } from './proxy.js';
 import { runCommand } from './run.js';
 import { serveCommand } from './serve.js';
 import { traceCommand } from './trace.js';
+import { upCommand } from './up.js';
 
-export const commands: Command[] = [serveCommand, proxyCommand, traceCommand, runCommand];
+export const commands: Command[] = [runCommand, upCommand, traceCommand, proxyCommand, serveCommand];
