@@ -3,7 +3,6 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { tsImport } from 'tsx/esm/api';
 import { UsageError } from '../util/errors.js';
 import { isSuite, type Suite } from './suite.js';
 
@@ -32,6 +31,9 @@ export function expandSuitePaths(paths: readonly string[], cwd = process.cwd()):
 export async function loadSuite(file: string): Promise<LoadedSuite> {
   let mod: { default?: unknown };
   try {
+    // tsx is loaded only here, so `limbo serve` (e.g. in the services image, which ships
+    // without it) never needs it.
+    const { tsImport } = await import('tsx/esm/api');
     mod = (await tsImport(pathToFileURL(file).href, import.meta.url)) as { default?: unknown };
   } catch (err) {
     if (err instanceof UsageError) throw new UsageError(`${file}: ${err.message}`, { cause: err });
