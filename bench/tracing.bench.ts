@@ -16,7 +16,7 @@ async function measure(env: NodeJS.ProcessEnv): Promise<{ perSecond: number; p99
       return r.status === 200;
     });
   await closedLoop(send, CONCURRENCY, 1000); // warm-up
-  return closedLoop(send, CONCURRENCY, DURATION_MS);
+  return await closedLoop(send, CONCURRENCY, DURATION_MS);
 }
 
 export async function run(): Promise<void> {
@@ -36,7 +36,7 @@ export async function run(): Promise<void> {
   console.log(`concurrency ${CONCURRENCY}, ${DURATION_MS} ms per side per round, 2 rounds`);
   console.log(`tracing off: ${off.map((x) => fmt(x, 0)).join(', ')} calls/s`);
   console.log(
-    `tracing on : ${on.map((x) => fmt(x, 0)).join(', ')} calls/s (spans received: ${receiver.dropped})`,
+    `tracing on : ${on.map((x) => fmt(x, 0)).join(', ')} calls/s (spans exported to the receiver: ${receiver.dropped})`,
   );
   console.log(`ratio calls/s on ÷ off: ${fmt(mean(on) / mean(off), 3)} (goal ≥ 0.9)`);
 }
