@@ -4,9 +4,8 @@
 //
 //   spans of the invocation's traces ─▶ tree by parent ─▶ rows (offset, duration, bar, details)
 import type { SpanRecord } from '../telemetry/otlp-receiver.js';
-import { spanAttributes as A } from '../protocol/names.js';
 import { escapeHtml as h } from './html-escape.js';
-import { spansOfInvocation } from './waterfall.js';
+import { spanDetails, spansOfInvocation, spanTree } from './waterfall.js';
 
 export interface EpochFaultWindow {
   label: string;
@@ -37,22 +36,8 @@ export function renderHtmlWaterfall(
 ): string {
   const maxSpans = options.maxSpans ?? 200;
   if (spans.length === 0) return '<p class="muted">No spans were received for this invocation.</p>';
-  const t0 = spans.reduce((m, s) => Math.min(m, s.startMs), Infinity);
-  const t1 = spans.reduce((m, s) => Math.max(m, s.endMs), -Infinity);
-  const total = Math.max(1, t1 - t0);
+  const { t0, t1, total, rows: tree } = spanTree(spans);
   const pct = (ms: number): string => `${Math.min(100, Math.max(0, (ms / total) * 100)).toFixed(3)}%`;
-
-  const ids = new Set(spans.map((s) => s.spanId));
-  const children = new Map<string, SpanRecord[]>();
-  const roots: SpanRecord[] = [];
-  for (const s of spans) {
-    if (s.parentSpanId !== '' && ids.has(s.parentSpanId)) {
-      const list = children.get(s.parentSpanId) ?? [];
-      list.push(s);
-      children.set(s.parentSpanId, list);
-    } else roots.push(s);
-  }
-  const byStart = (a: SpanRecord, b: SpanRecord): number => a.startMs - b.startMs;
   const shades = faults
     .filter((f) => f.startMs <= t1 && (f.endMs ?? Infinity) >= t0)
     .map((f) => {
@@ -62,21 +47,17 @@ export function renderHtmlWaterfall(
     })
     .join('');
 
-  const rows: string[] = [];
-  const walk = (s: SpanRecord, depth: number): void => {
-    if (rows.length >= maxSpans) return;
+  const rows = tree.slice(0, maxSpans).map(({ span: s, depth }) => {
     const offset = s.startMs - t0;
     const dur = s.endMs - s.startMs;
     const error = s.status.code === 2;
-    rows.push(
+    return (
       `<tr class="span-row${error ? ' span-error' : ''}"><td class="num">${fmtMs(offset)}</td><td class="num">${fmtMs(dur)}</td>` +
-        `<td>${h(s.service)}</td><td style="padding-left:${0.4 + depth * 1.1}em">${h(s.name)}</td>` +
-        `<td class="wf-track">${shades}<div class="wf-bar" style="left:${pct(offset)};width:max(2px,${pct(dur)})"></div></td>` +
-        `<td>${h(spanDetails(s).join(', '))}</td></tr>`,
+      `<td>${h(s.service)}</td><td style="padding-left:${0.4 + depth * 1.1}em">${h(s.name)}</td>` +
+      `<td class="wf-track">${shades}<div class="wf-bar" style="left:${pct(offset)};width:max(2px,${pct(dur)})"></div></td>` +
+      `<td>${h(spanDetails(s).join(', '))}</td></tr>`
     );
-    for (const c of (children.get(s.spanId) ?? []).sort(byStart)) walk(c, depth + 1);
-  };
-  for (const r of roots.sort(byStart)) walk(r, 0);
+  });
   const more =
     spans.length > rows.length
       ? `<p class="muted">${spans.length - rows.length} more spans not shown.</p>`
@@ -86,20 +67,6 @@ export function renderHtmlWaterfall(
     `<th class="wf-track-head">${fmtMs(0)} → ${fmtMs(total)}</th><th>details</th></tr></thead>` +
     `<tbody>${rows.join('')}</tbody></table>${more}`
   );
-}
-
-function spanDetails(s: SpanRecord): string[] {
-  const details: string[] = [];
-  const attempt = s.attributes[A.attempt];
-  if (attempt !== undefined) details.push(`attempt ${String(attempt)}`);
-  const reason = s.attributes[A.resendReason];
-  if (reason !== undefined && reason !== '') details.push(`resend: ${String(reason)}`);
-  const partition = s.attributes[A.partition];
-  if (partition !== undefined) details.push(`partition ${String(partition)}`);
-  const epoch = s.attributes[A.leaderEpoch];
-  if (epoch !== undefined && epoch !== 0) details.push(`epoch ${String(epoch)}`);
-  if (s.status.code === 2) details.push(`ERROR ${s.status.message}`.trim());
-  return details;
 }
 
 export function fmtMs(ms: number): string {

@@ -28,6 +28,52 @@ export function spansOfInvocation(spans: readonly SpanRecord[], invocationId: st
 
 const BAR_WIDTH = 40;
 
+/** The spans of one trace laid out for a waterfall: extent, and rows depth-first by start. */
+export interface SpanTree {
+  t0: number;
+  t1: number;
+  total: number;
+  rows: { span: SpanRecord; depth: number }[];
+}
+
+export function spanTree(spans: readonly SpanRecord[]): SpanTree {
+  const t0 = spans.reduce((m, s) => Math.min(m, s.startMs), Infinity);
+  const t1 = spans.reduce((m, s) => Math.max(m, s.endMs), -Infinity);
+  const ids = new Set(spans.map((s) => s.spanId));
+  const children = new Map<string, SpanRecord[]>();
+  const roots: SpanRecord[] = [];
+  for (const s of spans) {
+    if (s.parentSpanId !== '' && ids.has(s.parentSpanId)) {
+      const list = children.get(s.parentSpanId) ?? [];
+      list.push(s);
+      children.set(s.parentSpanId, list);
+    } else roots.push(s);
+  }
+  const byStart = (a: SpanRecord, b: SpanRecord): number => a.startMs - b.startMs;
+  const rows: SpanTree['rows'] = [];
+  const walk = (span: SpanRecord, depth: number): void => {
+    rows.push({ span, depth });
+    for (const c of (children.get(span.spanId) ?? []).sort(byStart)) walk(c, depth + 1);
+  };
+  for (const r of roots.sort(byStart)) walk(r, 0);
+  return { t0, t1, total: Math.max(1, t1 - t0), rows };
+}
+
+/** Attempt, resend reason, partition, epoch and error of a span, for its waterfall row. */
+export function spanDetails(s: SpanRecord): string[] {
+  const details: string[] = [];
+  const attempt = s.attributes[A.attempt];
+  if (attempt !== undefined) details.push(`attempt ${String(attempt)}`);
+  const reason = s.attributes[A.resendReason];
+  if (reason !== undefined && reason !== '') details.push(`resend: ${String(reason)}`);
+  const partition = s.attributes[A.partition];
+  if (partition !== undefined) details.push(`partition ${String(partition)}`);
+  const epoch = s.attributes[A.leaderEpoch];
+  if (epoch !== undefined && epoch !== 0) details.push(`epoch ${String(epoch)}`);
+  if (s.status.code === 2) details.push(`ERROR ${s.status.message}`.trim());
+  return details;
+}
+
 export function renderWaterfall(
   invocationId: string,
   spans: readonly SpanRecord[],
@@ -36,25 +82,12 @@ export function renderWaterfall(
   const mine = spansOfInvocation(spans, invocationId);
   const traceIds = [...new Set(mine.map((s) => s.traceId))];
   if (mine.length === 0) return { traceIds, lines: [] };
-  const t0 = Math.min(...mine.map((s) => s.startMs));
-  const t1 = Math.max(...mine.map((s) => s.endMs));
-  const total = Math.max(1, t1 - t0);
-  const ids = new Set(mine.map((s) => s.spanId));
-  const children = new Map<string, SpanRecord[]>();
-  const roots: SpanRecord[] = [];
-  for (const s of mine) {
-    if (s.parentSpanId !== '' && ids.has(s.parentSpanId)) {
-      const list = children.get(s.parentSpanId) ?? [];
-      list.push(s);
-      children.set(s.parentSpanId, list);
-    } else roots.push(s);
-  }
-  const byStart = (a: SpanRecord, b: SpanRecord): number => a.startMs - b.startMs;
+  const { t0, t1, total, rows } = spanTree(mine);
   const lines = [
     `invocation ${invocationId} — trace ${traceIds.join(', ')} — ${mine.length} spans over ${fmtMs(total)}`,
     `${'offset'.padStart(9)} ${'duration'.padStart(9)}  ${'service'.padEnd(13)} ${'span'.padEnd(44)} ${'timeline'.padEnd(BAR_WIDTH)}  details`,
   ];
-  const walk = (s: SpanRecord, depth: number): void => {
+  for (const { span: s, depth } of rows) {
     const offset = s.startMs - t0;
     const dur = s.endMs - s.startMs;
     const from = Math.floor((offset / total) * BAR_WIDTH);
@@ -62,21 +95,11 @@ export function renderWaterfall(
     const bar =
       ' '.repeat(Math.min(from, BAR_WIDTH - 1)) +
       (s.status.code === 2 ? '!' : '█').repeat(Math.min(width, BAR_WIDTH - from));
-    const details: string[] = [];
-    const attempt = s.attributes[A.attempt];
-    if (attempt !== undefined) details.push(`attempt ${String(attempt)}`);
-    const reason = s.attributes[A.resendReason];
-    if (reason !== undefined && reason !== '') details.push(`resend: ${String(reason)}`);
-    const epoch = s.attributes[A.leaderEpoch];
-    if (epoch !== undefined && epoch !== 0) details.push(`epoch ${String(epoch)}`);
-    if (s.status.code === 2) details.push(`ERROR ${s.status.message}`.trim());
     const name = `${'  '.repeat(depth)}${s.name}`;
     lines.push(
-      `${fmtMs(offset).padStart(9)} ${fmtMs(dur).padStart(9)}  ${s.service.padEnd(13).slice(0, 13)} ${name.padEnd(44).slice(0, 44)} ${bar.padEnd(BAR_WIDTH)}  ${details.join(', ')}`,
+      `${fmtMs(offset).padStart(9)} ${fmtMs(dur).padStart(9)}  ${s.service.padEnd(13).slice(0, 13)} ${name.padEnd(44).slice(0, 44)} ${bar.padEnd(BAR_WIDTH)}  ${spanDetails(s).join(', ')}`,
     );
-    for (const c of (children.get(s.spanId) ?? []).sort(byStart)) walk(c, depth + 1);
-  };
-  for (const r of roots.sort(byStart)) walk(r, 0);
+  }
   const overlapping = faults.filter((f) => f.startMs <= t1 && (f.endMs ?? Infinity) >= t0);
   if (overlapping.length > 0) {
     lines.push('', 'fault windows overlapping this invocation:');

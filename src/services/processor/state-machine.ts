@@ -9,16 +9,19 @@
 // else was proposed by a deposed leader (or is a duplicate) and is dropped.
 import type { EndRecord, InvokeRecord, LogRecord } from '../../protocol/records.js';
 
-export interface InvocationState {
-  invocationId: string;
-  service: string;
-  key: string;
-  handler: string;
-  payload: string;
-  idempotencyKey?: string;
-  traceparent?: string;
-  ingressId?: string;
-  requestId?: string;
+/** What an invocation keeps of its Invoke record, plus where it stands. */
+export interface InvocationState extends Pick<
+  InvokeRecord,
+  | 'invocationId'
+  | 'service'
+  | 'key'
+  | 'handler'
+  | 'payload'
+  | 'idempotencyKey'
+  | 'traceparent'
+  | 'ingressId'
+  | 'requestId'
+> {
   /** LSN of the Invoke record: keyed invocations run in this order. */
   invokedAtLsn: number;
   status: 'invoked' | 'completed';
@@ -64,19 +67,8 @@ export class PartitionStateMachine {
         }
         const existing = this.invocations.get(record.invocationId);
         if (existing) return { kind: 'invoked', invocation: existing, isNew: false, record };
-        const invocation: InvocationState = {
-          invocationId: record.invocationId,
-          service: record.service,
-          key: record.key,
-          handler: record.handler,
-          payload: record.payload,
-          invokedAtLsn: lsn,
-          status: 'invoked',
-        };
-        if (record.idempotencyKey !== undefined) invocation.idempotencyKey = record.idempotencyKey;
-        if (record.traceparent !== undefined) invocation.traceparent = record.traceparent;
-        if (record.ingressId !== undefined) invocation.ingressId = record.ingressId;
-        if (record.requestId !== undefined) invocation.requestId = record.requestId;
+        const { type: _type, proposal: _proposal, createdAtMs: _createdAtMs, ...fields } = record;
+        const invocation: InvocationState = { ...fields, invokedAtLsn: lsn, status: 'invoked' };
         this.invocations.set(record.invocationId, invocation);
         return { kind: 'invoked', invocation, isNew: true, record };
       }
