@@ -1,9 +1,11 @@
 // A leader freezes (SIGSTOP) long enough to lose its lease; when it wakes it must not answer
 // as leader, and the calls it held must be answered by its successor.
-// reference:legacy fails it: the pause outlasts the ingress's keepalive (about 3 s), so the
-// notification stream to the frozen leader is gone when it wakes and pushes what it applied
-// as leader, and its successor never pushes for invocations it resumes. (A pause shorter
-// than the keepalive can let the frozen leader's pushes through, so legacy may survive it.)
+// reference:legacy usually fails it, but not always: its successor never pushes for the
+// invocations it resumes, yet the frozen leader, on waking, applies what was appended
+// while it slept as if it still led and pushes those notifications itself — and they reach
+// the ingress whenever its resubscription, held open across the pause, wins the race.
+// Seen: 4 of 5 legacy runs failed. So legacy's verdict here is timing-dependent, not a
+// documented failure; startup-race and leader-kill are the deterministic legacy catches.
 import {
   at,
   defineSuite,
@@ -27,5 +29,5 @@ export default defineSuite({
     leadershipChanged(),
     exactlyOnce(),
   ],
-  expectedToFailOn: ['reference:legacy'],
+  timingDependentOn: ['reference:legacy'],
 });

@@ -24,6 +24,11 @@ export interface SuiteSpec {
   converge?: Duration;
   /** Targets this suite is expected to fail on (documented, e.g. reference:legacy). */
   expectedToFailOn?: string[];
+  /**
+   * Targets on which the verdict depends on timing (documented in the suite file); with
+   * --expect-documented, pass and fail are both accepted there.
+   */
+  timingDependentOn?: string[];
 }
 
 export interface Suite extends Required<Pick<SuiteSpec, 'name' | 'why' | 'schedule' | 'expect'>> {
@@ -34,6 +39,7 @@ export interface Suite extends Required<Pick<SuiteSpec, 'name' | 'why' | 'schedu
   chaosMs: number;
   convergeMs: number;
   expectedToFailOn: string[];
+  timingDependentOn: string[];
 }
 
 export function isSuite(x: unknown): x is Suite {
@@ -74,5 +80,6 @@ export function defineSuite(spec: SuiteSpec): Suite {
     chaosMs: Math.max(spec.chaos !== undefined ? parseDurationMs(spec.chaos) : 0, scheduleEnd + 1000),
     convergeMs: spec.converge !== undefined ? parseDurationMs(spec.converge) : 10_000,
     expectedToFailOn: spec.expectedToFailOn ?? [],
+    timingDependentOn: spec.timingDependentOn ?? [],
   };
 }
