@@ -1,9 +1,10 @@
 // The command registry: one entry per `limbo <command>`.
 import type { Command } from './command.js';
+import { exploreCommand } from './explore.js';
 import { proxyCommand } from './proxy.js';
 import { runCommand } from './run.js';
 import { serveCommand } from './serve.js';
 import { traceCommand } from './trace.js';
 import { upCommand } from './up.js';
 
-export const commands: Command[] = [runCommand, upCommand, traceCommand, proxyCommand, serveCommand];
+export const commands: Command[] = [runCommand, upCommand, traceCommand, exploreCommand, proxyCommand, serveCommand];

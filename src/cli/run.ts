@@ -122,7 +122,8 @@ export const runCommand: Command = {
             : 'pass',
       });
       const shown = relative(process.cwd(), file) || file;
-      const replay = `npx limbo run ${shown} --target ${o.target} --seed ${seed}`;
+      const suiteSeed = suite.seed ?? seed;
+      const replay = `npx limbo run ${shown} --target ${o.target}${suite.seed === undefined ? ` --seed ${seed}` : ''}`;
       process.stdout.write(`\n== ${suite.name}: ${suite.why}\n`);
       const cleanup = createCleanup();
       const uninstall = cleanup.installSignalHandlers((signal) =>
@@ -132,7 +133,7 @@ export const runCommand: Command = {
       try {
         const res = await runSuite(suite, {
           target,
-          seed,
+          seed: suiteSeed,
           outRoot: o.out,
           replay,
           cleanup,
@@ -159,7 +160,7 @@ export const runCommand: Command = {
         verdicts.push({
           suite: suite.name,
           target: o.target,
-          seed,
+          seed: suiteSeed,
           verdict: 'fail',
           startedAt: new Date().toISOString(),
           durationMs: 0,

@@ -1,8 +1,10 @@
-// Loads suite files (TypeScript modules, default export a defineSuite(...)) with tsx, from
-// files or folders (every *.ts inside, sorted). Anything wrong is a UsageError naming the file.
+// Loads suite files (TypeScript modules, default export a defineSuite(...)) with tsx, and seed
+// files (`*.json` from `limbo explore`), from files or folders (every *.ts and *.json inside,
+// sorted). Anything wrong is a UsageError naming the file.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { isSeedFileName, readSeedFile } from '../explore/seed-file.js';
 import { UsageError } from '../util/errors.js';
 import { isSuite, type Suite } from './suite.js';
 
@@ -18,10 +20,10 @@ export function expandSuitePaths(paths: readonly string[], cwd = process.cwd()):
     if (!existsSync(abs)) throw new UsageError(`no such suite file or folder: ${p}`);
     if (statSync(abs).isDirectory()) {
       const inside = readdirSync(abs)
-        .filter((f) => /\.(ts|mts)$/.test(f) && !f.endsWith('.d.ts') && !f.endsWith('.test.ts'))
+        .filter((f) => /\.(ts|mts|json)$/.test(f) && !f.endsWith('.d.ts') && !f.endsWith('.test.ts'))
         .sort()
         .map((f) => join(abs, f));
-      if (inside.length === 0) throw new UsageError(`no suite files (*.ts) in ${p}`);
+      if (inside.length === 0) throw new UsageError(`no suite files (*.ts) or seed files (*.json) in ${p}`);
       files.push(...inside);
     } else files.push(abs);
   }
@@ -29,6 +31,7 @@ export function expandSuitePaths(paths: readonly string[], cwd = process.cwd()):
 }
 
 export async function loadSuite(file: string): Promise<LoadedSuite> {
+  if (isSeedFileName(file)) return { file, suite: readSeedFile(file) };
   let mod: { default?: unknown };
   try {
     // tsx is loaded only here, so `limbo serve` (e.g. in the services image, which ships

@@ -40,6 +40,8 @@ export interface Suite extends Required<Pick<SuiteSpec, 'name' | 'why' | 'schedu
   convergeMs: number;
   expectedToFailOn: string[];
   timingDependentOn: string[];
+  /** A suite pinned to one seed (a seed file from `limbo explore`); it wins over --seed. */
+  seed?: number;
 }
 
 export function isSuite(x: unknown): x is Suite {

@@ -1,0 +1,151 @@
+// `limbo explore`: random fault schedules against a target until one fails (or the runs or the
+// budget run out); each failure is shrunk, confirmed and saved under seeds/ for `limbo run
+// seeds/` to replay. Exit 0 when nothing failed, 1 when a failing schedule was saved.
+import { relative } from 'node:path';
+import { explore } from '../explore/explore.js';
+import { exploreFaultKinds, type ExploreFaultKind } from '../explore/plan.js';
+import { writeSeedFile } from '../explore/seed-file.js';
+import { runSuite, type Progress } from '../runner/run-suite.js';
+import { createCleanup } from '../runtime/cleanup.js';
+import { createTarget, targetNames } from '../targets/registry.js';
+import { parseDurationMs } from '../util/duration.js';
+import { UsageError } from '../util/errors.js';
+import { formatHelp, parseOptions } from '../util/options.js';
+import { randomSeed } from '../util/random.js';
+import type { Command } from './command.js';
+import { exitCodes } from './command.js';
+
+const allKinds: string[] = [...exploreFaultKinds];
+
+const options = {
+  target: { type: 'string', default: 'reference', description: `target: ${targetNames().join(' | ')}` },
+  runs: { type: 'int', default: 5, min: 1, max: 10_000, description: 'random schedules to try' },
+  budget: {
+    type: 'string',
+    default: '20m',
+    description: 'stop starting new runs after this long (e.g. 10m)',
+  },
+  seed: { type: 'int', min: 0, max: 4294967295, description: 'the seed of the search (default: random)' },
+  maxFaults: { type: 'int', default: 3, min: 1, max: 20, description: 'most faults in one schedule' },
+  faults: {
+    type: 'list',
+    default: allKinds,
+    description: `fault kinds to draw from (comma-separated): ${exploreFaultKinds.join(', ')}`,
+  },
+  chaos: { type: 'string', default: '10s', description: 'length of the chaos phase of each run' },
+  converge: {
+    type: 'string',
+    default: '8s',
+    description: 'bound on the wait for open ops after the final heal (and the hang bound)',
+  },
+  shrinkRuns: {
+    type: 'int',
+    default: 6,
+    min: 0,
+    max: 100,
+    description: 'most re-runs spent shrinking a failure',
+  },
+  confirmRuns: {
+    type: 'int',
+    default: 1,
+    min: 0,
+    max: 20,
+    description: 're-runs of the shrunk schedule (one that passes makes the seed timing-dependent)',
+  },
+  seedsDir: { type: 'string', default: 'seeds', description: 'where failing schedules are saved' },
+  out: { type: 'string', default: 'runs', description: 'root of the run directories' },
+  toxiproxyUrl: { type: 'string', description: 'a running Toxiproxy API (default: the embedded server)' },
+} as const;
+
+function formatProgress(p: Progress): string {
+  const faults = p.activeFaults.map((f) => `${f.fault}@${f.target}`).join(' ') || '-';
+  return `  ${p.phase.padEnd(8)} ${(p.elapsedMs / 1000).toFixed(1).padStart(6)}s  ops ${p.opsDone} done, ${p.opsInFlight} in flight  faults ${faults}`;
+}
+
+export const exploreCommand: Command = {
+  name: 'explore',
+  summary: 'search random fault schedules for a failure; save each (shrunk) under seeds/',
+  async run(argv, env) {
+    const parsed = parseOptions(options, argv, env);
+    if (parsed.help) {
+      process.stdout.write(formatHelp('limbo explore [options]', exploreCommand.summary, options));
+      return exitCodes.pass;
+    }
+    if (parsed.positionals.length > 0)
+      throw new UsageError(
+        `limbo explore takes no positional arguments (got ${parsed.positionals.join(' ')})`,
+      );
+    const o = parsed.options;
+    if (!o.target.startsWith('reference'))
+      throw new UsageError(
+        `limbo explore draws faults on the reference topology's links; target ${o.target} is not supported yet`,
+      );
+    const target = createTarget(o.target);
+    const kinds = o.faults.map((k) => {
+      if (!(exploreFaultKinds as readonly string[]).includes(k))
+        throw new UsageError(`unknown fault kind ${k} for --faults (known: ${exploreFaultKinds.join(', ')})`);
+      return k as ExploreFaultKind;
+    });
+    const chaosMs = parseDurationMs(o.chaos);
+    if (chaosMs < 3000) throw new UsageError('--chaos must be at least 3s');
+    const seed = o.seed ?? randomSeed();
+    const tty = process.stderr.isTTY === true;
+    process.stdout.write(
+      `seed ${seed} (replay the whole search: npx limbo explore --target ${o.target} --seed ${seed} --runs ${o.runs})\n`,
+    );
+    const result = await explore({
+      targetName: o.target,
+      seed,
+      runs: o.runs,
+      budgetMs: parseDurationMs(o.budget),
+      maxFaults: o.maxFaults,
+      kinds,
+      chaosMs,
+      convergeMs: parseDurationMs(o.converge),
+      shrinkRuns: o.shrinkRuns,
+      confirmRuns: o.confirmRuns,
+      write: (line) => process.stdout.write(line + '\n'),
+      save: (s) => relative(process.cwd(), writeSeedFile(o.seedsDir, s)) || o.seedsDir,
+      runOne: async (suite, runSeed) => {
+        const cleanup = createCleanup();
+        const uninstall = cleanup.installSignalHandlers((signal) =>
+          process.stderr.write(`\n${signal}: stopping the exploration, cleaning up…\n`),
+        );
+        let lastLine = 0;
+        try {
+          return await runSuite(suite, {
+            target,
+            seed: runSeed,
+            outRoot: o.out,
+            replay: `npx limbo explore --target ${o.target} --seed ${seed}`,
+            cleanup,
+            ...(o.toxiproxyUrl !== undefined ? { toxiproxyUrl: o.toxiproxyUrl } : {}),
+            onLog: (line) => process.stderr.write(`${tty ? '\r\x1b[K' : ''}  ${line}\n`),
+            onProgress: (p) => {
+              if (tty) process.stderr.write(`\r\x1b[K${formatProgress(p)}`);
+              else if (p.elapsedMs - lastLine >= 5000 || p.phase === 'done') {
+                lastLine = p.elapsedMs;
+                process.stderr.write(formatProgress(p) + '\n');
+              }
+            },
+          });
+        } finally {
+          if (tty) process.stderr.write('\r\x1b[K');
+          uninstall();
+          await cleanup.runAll();
+        }
+      },
+    });
+    const failing = result.runs.filter((r) => r.failed.length > 0).length;
+    process.stdout.write(
+      `\nexplored ${result.runs.length} schedule(s)${result.stoppedBy === 'budget' ? ' (budget ran out)' : ''}: ${failing} failed\n`,
+    );
+    for (const f of result.found)
+      process.stdout.write(`  saved ${f} — replay: npx limbo run ${f} --target ${o.target}\n`);
+    if (result.found.length > 0 && o.target === 'reference')
+      process.stdout.write(
+        '  a failure on reference is a bug in the reference cluster: CI replays seeds/ and stays red until it is fixed\n',
+      );
+    return result.found.length > 0 ? exitCodes.fail : exitCodes.pass;
+  },
+};

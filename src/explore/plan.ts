@@ -1,0 +1,126 @@
+// A fault schedule as plain data, so `limbo explore` can draw one at random, shrink it, save it
+// under seeds/ and replay it: each planned fault names a registered fault and its parameters
+// (the same names suites use), when it starts and how long it lasts.
+//
+//   random ─▶ generateSchedule ─▶ PlannedFault[] ─▶ toScheduleEntries ─▶ ScheduleEntry[] (runner)
+import { createFault, type FaultParams } from '../faults/registry.js';
+import type { ScheduleEntry } from '../faults/schedule.js';
+import { linkNames } from '../targets/reference.js';
+import type { Topology } from '../targets/target.js';
+import type { Random } from '../util/random.js';
+
+export interface PlannedFault {
+  atMs: number;
+  forMs: number;
+  fault: string;
+  params: FaultParams;
+}
+
+/** The fault kinds explore draws from; each can be healed and is survivable by a correct cluster. */
+export const exploreFaultKinds = [
+  'link-down',
+  'latency',
+  'timeout',
+  'reset_peer',
+  'kill',
+  'pause',
+  'restart',
+  'transfer-leadership',
+] as const;
+export type ExploreFaultKind = (typeof exploreFaultKinds)[number];
+
+export interface GenerateOptions {
+  topology: Topology;
+  chaosMs: number;
+  maxFaults: number;
+  kinds: readonly ExploreFaultKind[];
+}
+
+const round100 = (ms: number): number => Math.round(ms / 100) * 100;
+
+/** The links between services (client links are left out: a cut client link is the client's own timeout). */
+export function internalLinks(topology: Topology): string[] {
+  return linkNames(topology).filter((l) => !l.startsWith('client->'));
+}
+
+function drawFault(random: Random, kind: ExploreFaultKind, o: GenerateOptions): PlannedFault {
+  const atMs = round100(random.between(0, Math.max(0, o.chaosMs - 2000)));
+  const forMs = round100(random.between(500, 4000));
+  const partition = random.int(o.topology.partitions);
+  const link = random.pick(internalLinks(o.topology));
+  const processor = `processor-${1 + random.int(o.topology.processors)}`;
+  switch (kind) {
+    case 'link-down':
+      return { atMs, forMs, fault: kind, params: { on: link } };
+    case 'latency':
+      return {
+        atMs,
+        forMs,
+        fault: kind,
+        params: { on: link, latencyMs: round100(random.between(100, 1500)) },
+      };
+    case 'timeout':
+    case 'reset_peer':
+      return { atMs, forMs, fault: kind, params: { on: link, timeoutMs: 0 } };
+    case 'kill':
+    case 'pause':
+      return { atMs, forMs, fault: kind, params: { on: { kind: 'leaderOf', partition } } };
+    case 'restart':
+      return { atMs, forMs, fault: kind, params: { on: processor } };
+    case 'transfer-leadership':
+      return { atMs, forMs, fault: kind, params: { partition } };
+  }
+}
+
+/** What a fault occupies: two faults on the same thing must not overlap in time. */
+export function occupies(f: PlannedFault): string {
+  const on = f.params.on;
+  if (f.fault === 'transfer-leadership') return `partition ${String(f.params['partition'])}`;
+  if (typeof on === 'string') return on.includes('->') ? `link ${on}` : `service ${on}`;
+  // leaderOf(p): any process fault may land on any processor; keep process faults apart.
+  return 'processes';
+}
+
+const overlaps = (a: PlannedFault, b: PlannedFault): boolean =>
+  a.atMs < b.atMs + b.forMs && b.atMs < a.atMs + a.forMs;
+
+function occupiesShared(a: PlannedFault, b: PlannedFault): boolean {
+  const oa = occupies(a);
+  const ob = occupies(b);
+  const proc = (o: string): boolean => o === 'processes' || o.startsWith('service ');
+  return oa === ob || (proc(oa) && proc(ob));
+}
+
+/** Draws 1..maxFaults faults, none overlapping another on the same link or process. Sorted by start. */
+export function generateSchedule(random: Random, o: GenerateOptions): PlannedFault[] {
+  if (o.kinds.length === 0) throw new Error('explore needs at least one fault kind');
+  const count = 1 + random.int(Math.max(1, o.maxFaults));
+  const planned: PlannedFault[] = [];
+  // Bounded redraws: a draw that collides with an earlier fault is tried again a few times.
+  for (let i = 0, tries = 0; i < count && tries < count * 20; tries++) {
+    const f = drawFault(random, random.pick(o.kinds), o);
+    if (planned.some((p) => overlaps(p, f) && occupiesShared(p, f))) continue;
+    planned.push(f);
+    i++;
+  }
+  return planned.sort((a, b) => a.atMs - b.atMs);
+}
+
+export function toScheduleEntries(planned: readonly PlannedFault[]): ScheduleEntry[] {
+  return planned.map((p) => ({ atMs: p.atMs, forMs: p.forMs, fault: createFault(p.fault, p.params) }));
+}
+
+export function describePlanned(p: PlannedFault): string {
+  const on = p.params.on;
+  const where =
+    on === undefined
+      ? `partition ${String(p.params['partition'])}`
+      : typeof on === 'string'
+        ? on
+        : `leaderOf(${String((on as { partition?: unknown }).partition)})`;
+  const extra = Object.entries(p.params)
+    .filter(([k]) => k !== 'on' && k !== 'partition')
+    .map(([k, v]) => `${k}=${String(v)}`)
+    .join(' ');
+  return `${(p.atMs / 1000).toFixed(1)}s +${(p.forMs / 1000).toFixed(1)}s ${p.fault} ${where}${extra ? ` ${extra}` : ''}`;
+}
