@@ -7,4 +7,11 @@ import { serveCommand } from './serve.js';
 import { traceCommand } from './trace.js';
 import { upCommand } from './up.js';
 
-export const commands: Command[] = [runCommand, upCommand, traceCommand, exploreCommand, proxyCommand, serveCommand];
+export const commands: Command[] = [
+  runCommand,
+  upCommand,
+  traceCommand,
+  exploreCommand,
+  proxyCommand,
+  serveCommand,
+];
