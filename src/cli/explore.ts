@@ -5,7 +5,8 @@ import { relative } from 'node:path';
 import { explore } from '../explore/explore.js';
 import { exploreFaultKinds, type ExploreFaultKind } from '../explore/plan.js';
 import { writeSeedFile } from '../explore/seed-file.js';
-import { runSuite, type Progress } from '../runner/run-suite.js';
+import { runSuite } from '../runner/run-suite.js';
+import { progressPrinter } from './progress.js';
 import { createCleanup } from '../runtime/cleanup.js';
 import { createTarget, targetNames } from '../targets/registry.js';
 import { parseDurationMs } from '../util/duration.js';
@@ -57,11 +58,6 @@ const options = {
   toxiproxyUrl: { type: 'string', description: 'a running Toxiproxy API (default: the embedded server)' },
 } as const;
 
-function formatProgress(p: Progress): string {
-  const faults = p.activeFaults.map((f) => `${f.fault}@${f.target}`).join(' ') || '-';
-  return `  ${p.phase.padEnd(8)} ${(p.elapsedMs / 1000).toFixed(1).padStart(6)}s  ops ${p.opsDone} done, ${p.opsInFlight} in flight  faults ${faults}`;
-}
-
 export const exploreCommand: Command = {
   name: 'explore',
   summary: 'search random fault schedules for a failure; save each (shrunk) under seeds/',
@@ -89,7 +85,6 @@ export const exploreCommand: Command = {
     const chaosMs = parseDurationMs(o.chaos);
     if (chaosMs < 3000) throw new UsageError('--chaos must be at least 3s');
     const seed = o.seed ?? randomSeed();
-    const tty = process.stderr.isTTY === true;
     process.stdout.write(
       `seed ${seed} (replay the whole search: npx limbo explore --target ${o.target} --seed ${seed} --runs ${o.runs})\n`,
     );
@@ -111,7 +106,7 @@ export const exploreCommand: Command = {
         const uninstall = cleanup.installSignalHandlers((signal) =>
           process.stderr.write(`\n${signal}: stopping the exploration, cleaning up…\n`),
         );
-        let lastLine = 0;
+        const progress = progressPrinter();
         try {
           return await runSuite(suite, {
             target,
@@ -120,17 +115,11 @@ export const exploreCommand: Command = {
             replay: `npx limbo explore --target ${o.target} --seed ${seed}`,
             cleanup,
             ...(o.toxiproxyUrl !== undefined ? { toxiproxyUrl: o.toxiproxyUrl } : {}),
-            onLog: (line) => process.stderr.write(`${tty ? '\r\x1b[K' : ''}  ${line}\n`),
-            onProgress: (p) => {
-              if (tty) process.stderr.write(`\r\x1b[K${formatProgress(p)}`);
-              else if (p.elapsedMs - lastLine >= 5000 || p.phase === 'done') {
-                lastLine = p.elapsedMs;
-                process.stderr.write(formatProgress(p) + '\n');
-              }
-            },
+            onLog: progress.onLog,
+            onProgress: progress.onProgress,
           });
         } finally {
-          if (tty) process.stderr.write('\r\x1b[K');
+          progress.done();
           uninstall();
           await cleanup.runAll();
         }
