@@ -1,20 +1,11 @@
 // HTTP API: status codes and error strings of Toxiproxy 2.12.0, defaults, populate rules,
 // toxic names, toxicity round-trip and attribute merge. Raw fetch where the node client
 // would hide the status or the body.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTarget, startTestServer, uniqueName, type Target, type TestServer } from './helpers.js';
+import { uniqueName, useTargetAndEcho } from './helpers.js';
 
-let target: Target;
-let echo: TestServer;
-before(async () => {
-  target = await startTarget();
-  echo = await startTestServer();
-});
-after(async () => {
-  await echo.stop();
-  await target.stop();
-});
+const fx = useTargetAndEcho();
 
 async function call(
   method: string,
@@ -22,7 +13,7 @@ async function call(
   body?: unknown,
   headers: Record<string, string> = {},
 ): Promise<{ status: number; json: unknown; text: string }> {
-  const res = await fetch(`${target.url}${path}`, {
+  const res = await fetch(`${fx.target.url}${path}`, {
     method,
     headers: { 'content-type': 'application/json', ...headers },
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
@@ -43,7 +34,12 @@ function errorOf(r: { json: unknown }): string {
 
 async function newProxy(extra: Record<string, unknown> = {}): Promise<{ name: string; listen: string }> {
   const name = uniqueName('api');
-  const r = await call('POST', '/proxies', { name, listen: '127.0.0.1:0', upstream: echo.address, ...extra });
+  const r = await call('POST', '/proxies', {
+    name,
+    listen: '127.0.0.1:0',
+    upstream: fx.echo.address,
+    ...extra,
+  });
   assert.equal(r.status, 201, r.text);
   return r.json as { name: string; listen: string };
 }
@@ -52,18 +48,18 @@ test('GET /version answers 200 with a version', async () => {
   const r = await call('GET', '/version');
   assert.equal(r.status, 200);
   assert.ok(typeof (r.json as { version?: unknown }).version === 'string');
-  assert.ok((await target.client.getVersion()).length > 0);
+  assert.ok((await fx.target.client.getVersion()).length > 0);
 });
 
 test('POST /proxies: 201 with the bound listen address and the defaults', async () => {
   const name = uniqueName('create');
-  const r = await call('POST', '/proxies', { name, listen: 'localhost:0', upstream: echo.address });
+  const r = await call('POST', '/proxies', { name, listen: 'localhost:0', upstream: fx.echo.address });
   assert.equal(r.status, 201);
   const p = r.json as { name: string; listen: string; upstream: string; enabled: boolean; toxics: unknown[] };
   assert.equal(p.name, name);
   assert.match(p.listen, /^127\.0\.0\.1:\d+$/);
   assert.notEqual(p.listen, '127.0.0.1:0');
-  assert.equal(p.upstream, echo.address);
+  assert.equal(p.upstream, fx.echo.address);
   assert.equal(p.enabled, true);
   assert.deepEqual(p.toxics, []);
   const all = (await call('GET', '/proxies')).json as Record<string, { listen: string }>;
@@ -79,7 +75,7 @@ test('a proxy created disabled keeps the listen string it was given', async () =
 });
 
 test('POST /proxies errors: missing fields, bad body, wrong types, duplicates', async () => {
-  let r = await call('POST', '/proxies', { listen: '127.0.0.1:0', upstream: echo.address });
+  let r = await call('POST', '/proxies', { listen: '127.0.0.1:0', upstream: fx.echo.address });
   assert.equal(r.status, 400);
   assert.deepEqual(r.json, { error: 'missing required field: name', status: 400 });
   r = await call('POST', '/proxies', { name: uniqueName('x'), listen: '127.0.0.1:0' });
@@ -88,12 +84,12 @@ test('POST /proxies errors: missing fields, bad body, wrong types, duplicates', 
   r = await call('POST', '/proxies', '{not json');
   assert.equal(r.status, 400);
   assert.match(errorOf(r), /^bad request body: /);
-  r = await call('POST', '/proxies', { name: 5, upstream: echo.address });
+  r = await call('POST', '/proxies', { name: 5, upstream: fx.echo.address });
   assert.equal(r.status, 400);
   assert.match(errorOf(r), /^bad request body: /);
   assert.equal((r.json as { status: number }).status, 400);
   const p = await newProxy();
-  r = await call('POST', '/proxies', { name: p.name, listen: '127.0.0.1:0', upstream: echo.address });
+  r = await call('POST', '/proxies', { name: p.name, listen: '127.0.0.1:0', upstream: fx.echo.address });
   assert.equal(r.status, 409);
   assert.equal(errorOf(r), 'proxy already exists');
   await call('DELETE', `/proxies/${p.name}`);
@@ -104,7 +100,7 @@ test('listen errors give 500', async () => {
   const r = await call('POST', '/proxies', {
     name: uniqueName('clash'),
     listen: p.listen,
-    upstream: echo.address,
+    upstream: fx.echo.address,
   });
   assert.equal(r.status, 500);
   assert.ok(errorOf(r).length > 0);
@@ -139,7 +135,7 @@ test('updating a proxy with POST or PATCH: omitted fields keep their values', as
   assert.equal(r.status, 200);
   assert.deepEqual(
     { ...(r.json as object), toxics: undefined },
-    { name: p.name, listen: p.listen, upstream: echo.address, enabled: false, toxics: undefined },
+    { name: p.name, listen: p.listen, upstream: fx.echo.address, enabled: false, toxics: undefined },
   );
   r = await call('PATCH', `/proxies/${p.name}`, { enabled: true });
   assert.equal(r.status, 200);
@@ -258,7 +254,7 @@ test('updating a toxic merges attributes and round-trips toxicity; DELETE 204', 
   r = await call('GET', `${base}/lat`);
   assert.equal((r.json as { toxicity: number }).toxicity, 0);
   // Through the node client as well.
-  const proxy = await target.client.get(p.name);
+  const proxy = await fx.target.client.get(p.name);
   const toxic = await proxy.getToxic('lat');
   const updated = await toxic.update({
     ...toxic.toJson(),
@@ -276,35 +272,35 @@ test('populate: empty list, validation first, equal entries kept, different ones
   let r = await call('POST', '/populate', []);
   assert.equal(r.status, 201);
   assert.deepEqual(r.json, { proxies: [] });
-  assert.deepEqual(await target.client.populate([]), {});
+  assert.deepEqual(await fx.target.client.populate([]), {});
 
   const a = uniqueName('pop_a');
   const b = uniqueName('pop_b');
   // A bad entry: nothing is created.
   r = await call('POST', '/populate', [
-    { name: a, listen: '127.0.0.1:0', upstream: echo.address },
-    { listen: '127.0.0.1:0', upstream: echo.address },
+    { name: a, listen: '127.0.0.1:0', upstream: fx.echo.address },
+    { listen: '127.0.0.1:0', upstream: fx.echo.address },
   ]);
   assert.equal(r.status, 400);
   assert.equal(errorOf(r), 'missing required field: name at proxy 2');
   assert.equal((await call('GET', `/proxies/${a}`)).status, 404);
 
-  const created = await target.client.populate([
-    { name: a, listen: '127.0.0.1:0', upstream: echo.address },
-    { name: b, listen: '127.0.0.1:0', upstream: echo.address, enabled: false },
+  const created = await fx.target.client.populate([
+    { name: a, listen: '127.0.0.1:0', upstream: fx.echo.address },
+    { name: b, listen: '127.0.0.1:0', upstream: fx.echo.address, enabled: false },
   ]);
   assert.equal(created[a]?.enabled, true);
   assert.equal(created[b]?.enabled, false);
   const aListen = created[a].listen;
   await call('POST', `/proxies/${a}/toxics`, { name: 'keep', type: 'latency' });
   // Equal entry (same listen and upstream): left alone with its toxics.
-  r = await call('POST', '/populate', [{ name: a, listen: aListen, upstream: echo.address }]);
+  r = await call('POST', '/populate', [{ name: a, listen: aListen, upstream: fx.echo.address }]);
   assert.equal(r.status, 201);
   let toxics = (await call('GET', `/proxies/${a}/toxics`)).json as unknown[];
   assert.equal(toxics.length, 1);
   // Different entry: replaced (toxics gone).
   r = await call('POST', '/populate', [
-    { name: a, listen: '127.0.0.1:0', upstream: `127.0.0.1:${echo.port}` },
+    { name: a, listen: '127.0.0.1:0', upstream: `127.0.0.1:${fx.echo.port}` },
   ]);
   assert.equal(r.status, 201);
   toxics = (await call('GET', `/proxies/${a}/toxics`)).json as unknown[];
@@ -313,8 +309,8 @@ test('populate: empty list, validation first, equal entries kept, different ones
   const c = uniqueName('pop_c');
   const live = (await call('GET', `/proxies/${a}`)).json as { listen: string };
   r = await call('POST', '/populate', [
-    { name: c, listen: '127.0.0.1:0', upstream: echo.address },
-    { name: uniqueName('pop_d'), listen: live.listen, upstream: echo.address },
+    { name: c, listen: '127.0.0.1:0', upstream: fx.echo.address },
+    { name: uniqueName('pop_d'), listen: live.listen, upstream: fx.echo.address },
   ]);
   assert.equal(r.status, 500);
   const body = r.json as { error: string; status: number; proxies: { name: string }[] };

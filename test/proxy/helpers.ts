@@ -3,6 +3,7 @@
 // upstreams are real test servers on 127.0.0.1, and every proxy gets a unique name so
 // files can share one real server in parallel.
 import net from 'node:net';
+import { after, before } from 'node:test';
 import { randomBytes } from 'node:crypto';
 import { Toxiproxy, type Proxy } from 'toxiproxy-node-client';
 import { startToxiproxyServer } from '../../src/proxy/server.js';
@@ -191,4 +192,46 @@ export async function echoRoundTrip(
 
 export function sleepMs(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
+}
+
+/**
+ * The usual fixture of a test file: one Toxiproxy server (the external one or an embedded one)
+ * and one echo server, started before the file's tests and stopped after them.
+ */
+export function useTargetAndEcho(): { readonly target: Target; readonly echo: TestServer } {
+  let target: Target | undefined;
+  let echo: TestServer | undefined;
+  before(async () => {
+    target = await startTarget();
+    echo = await startTestServer();
+  });
+  after(async () => {
+    await echo?.stop();
+    await target?.stop();
+  });
+  return {
+    get target(): Target {
+      if (target === undefined) throw new Error('the Toxiproxy fixture is used before it started');
+      return target;
+    },
+    get echo(): TestServer {
+      if (echo === undefined) throw new Error('the echo fixture is used before it started');
+      return echo;
+    },
+  };
+}
+
+/** A fresh proxy for the body of one test, removed afterwards whatever happens. */
+export async function withProxy<T>(
+  target: Target,
+  upstream: string,
+  prefix: string,
+  body: (proxy: Proxy) => Promise<T>,
+): Promise<T> {
+  const proxy = await createProxy(target, upstream, prefix);
+  try {
+    return await body(proxy);
+  } finally {
+    await proxy.remove();
+  }
 }

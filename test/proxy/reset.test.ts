@@ -2,40 +2,22 @@
 // kept. /reset touches every proxy on the server, so against a shared external server
 // (LIMBO_TOXIPROXY_URL) it would disturb the other files running in parallel: there it runs
 // only with LIMBO_TOXIPROXY_ALLOW_RESET=1, e.g. `node --test dist/test/proxy/reset.test.js`.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  connect,
-  createProxy,
-  echoRoundTrip,
-  portOf,
-  startTarget,
-  startTestServer,
-  type Target,
-  type TestServer,
-} from './helpers.js';
+import { connect, createProxy, echoRoundTrip, portOf, useTargetAndEcho } from './helpers.js';
 
 const skip =
   (process.env.LIMBO_TOXIPROXY_URL ?? '') !== '' && process.env.LIMBO_TOXIPROXY_ALLOW_RESET !== '1'
     ? 'resets a shared server: set LIMBO_TOXIPROXY_ALLOW_RESET=1 and run this file alone'
     : false;
 
-let target: Target;
-let echo: TestServer;
-before(async () => {
-  target = await startTarget();
-  echo = await startTestServer();
-});
-after(async () => {
-  await echo.stop();
-  await target.stop();
-});
+const fx = useTargetAndEcho();
 
 test(
   '/reset keeps listen ports and live connections, enables proxies and removes toxics',
   { skip },
   async () => {
-    const proxy = await createProxy(target, echo.address, 'reset');
+    const proxy = await createProxy(fx.target, fx.echo.address, 'reset');
     try {
       const socket = await connect(portOf(proxy));
       assert.deepEqual(await echoRoundTrip(socket, Buffer.from('one')), Buffer.from('one'));
@@ -46,18 +28,20 @@ test(
         toxicity: 1,
         attributes: { latency: 50, jitter: 0 },
       });
-      await target.client.reset();
-      const after = await target.client.get(proxy.name);
+      await fx.target.client.reset();
+      const after = await fx.target.client.get(proxy.name);
       assert.equal(after.listen, proxy.listen);
       assert.equal(after.enabled, true);
-      const toxics = (await (await fetch(`${target.url}/proxies/${proxy.name}/toxics`)).json()) as unknown[];
+      const toxics = (await (
+        await fetch(`${fx.target.url}/proxies/${proxy.name}/toxics`)
+      ).json()) as unknown[];
       assert.deepEqual(toxics, []);
       assert.deepEqual(await echoRoundTrip(socket, Buffer.from('two')), Buffer.from('two'));
       socket.destroy();
       // A disabled proxy is enabled by /reset.
       await after.update({ ...after.toJson(), enabled: false });
-      await target.client.reset();
-      const again = await target.client.get(proxy.name);
+      await fx.target.client.reset();
+      const again = await fx.target.client.get(proxy.name);
       assert.equal(again.enabled, true);
       assert.equal(again.listen, proxy.listen);
     } finally {

@@ -1,36 +1,24 @@
 // Data path: payloads of every size arrive intact through a proxy, and 65,535 ordered
 // writes arrive complete and in order while toxics are added, updated and removed.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import {
   connect,
-  createProxy,
   echoRoundTrip,
   portOf,
   readUntilClose,
   sleepMs,
-  startTarget,
   startTestServer,
-  type Target,
-  type TestServer,
   withTimeout,
+  useTargetAndEcho,
+  withProxy,
 } from './helpers.js';
 
-let target: Target;
-let echo: TestServer;
-before(async () => {
-  target = await startTarget();
-  echo = await startTestServer();
-});
-after(async () => {
-  await echo.stop();
-  await target.stop();
-});
+const fx = useTargetAndEcho();
 
 test('small, 64 KB and multi-part payloads round-trip intact', async () => {
-  const proxy = await createProxy(target, echo.address, 'rt');
-  try {
+  await withProxy(fx.target, fx.echo.address, 'rt', async (proxy) => {
     const socket = await connect(portOf(proxy));
     try {
       const small = Buffer.from('hello toxiproxy\n');
@@ -60,17 +48,14 @@ test('small, 64 KB and multi-part payloads round-trip intact', async () => {
     } finally {
       socket.destroy();
     }
-  } finally {
-    await proxy.remove();
-  }
+  });
 });
 
 test('65,535 ordered writes arrive complete and in order while toxics come and go', async () => {
   // Through the echo server: every byte crosses both directions, and toxics churn on both.
   const writes = 65_535;
   const total = writes * 2;
-  const proxy = await createProxy(target, echo.address, 'order');
-  try {
+  await withProxy(fx.target, fx.echo.address, 'order', async (proxy) => {
     const socket = await connect(portOf(proxy));
     const received: Buffer[] = [];
     let receivedBytes = 0;
@@ -127,28 +112,22 @@ test('65,535 ordered writes arrive complete and in order while toxics come and g
     }
     assert.ok(rounds >= 2, 'toxics were added, updated and removed while writing');
     socket.destroy();
-  } finally {
-    await proxy.remove();
-  }
+  });
 });
 
 test('an unreachable upstream: the client is accepted, then closed at once', async () => {
   const gone = await startTestServer();
   const address = gone.address;
   await gone.stop();
-  const proxy = await createProxy(target, address, 'down');
-  try {
+  await withProxy(fx.target, address, 'down', async (proxy) => {
     const socket = await connect(portOf(proxy));
     const closing = await readUntilClose(socket, 5000);
     assert.equal(closing.data.length, 0);
-  } finally {
-    await proxy.remove();
-  }
+  });
 });
 
 test('a disabled proxy refuses connections; enabled again it listens on the same address', async () => {
-  const proxy = await createProxy(target, echo.address, 'toggle');
-  try {
+  await withProxy(fx.target, fx.echo.address, 'toggle', async (proxy) => {
     const port = portOf(proxy);
     const live = await connect(port);
     const liveClosed = readUntilClose(live, 5000);
@@ -161,15 +140,12 @@ test('a disabled proxy refuses connections; enabled again it listens on the same
     const socket = await connect(port);
     assert.deepEqual(await echoRoundTrip(socket, Buffer.from('again')), Buffer.from('again'));
     socket.destroy();
-  } finally {
-    await proxy.remove();
-  }
+  });
 });
 
 test('changing the upstream restarts the proxy: live connections drop, new ones reach the new upstream', async () => {
   await using other = await startTestServer((s) => s.end('other'));
-  const proxy = await createProxy(target, echo.address, 'move');
-  try {
+  await withProxy(fx.target, fx.echo.address, 'move', async (proxy) => {
     await proxy.addToxic({
       name: 'keep',
       type: 'latency',
@@ -186,7 +162,7 @@ test('changing the upstream restarts the proxy: live connections drop, new ones 
     const s = await connect(portOf(moved));
     const result = await readUntilClose(s, 5000);
     assert.equal(result.data.toString(), 'other');
-    const toxics = (await (await fetch(`${target.url}/proxies/${proxy.name}/toxics`)).json()) as {
+    const toxics = (await (await fetch(`${fx.target.url}/proxies/${proxy.name}/toxics`)).json()) as {
       name: string;
     }[];
     assert.deepEqual(
@@ -194,7 +170,5 @@ test('changing the upstream restarts the proxy: live connections drop, new ones 
       ['keep'],
       'toxics survive a restart',
     );
-  } finally {
-    await proxy.remove();
-  }
+  });
 });

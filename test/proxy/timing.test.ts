@@ -1,7 +1,7 @@
 // Toxics whose effect is time: latency (each direction, stacked, pipelined, released on
 // removal), bandwidth and slicer. Tolerances are TOXIPROXY.md's; where a noisy machine can
 // only add delay, the best of a few trials is compared with the upper bound.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import {
@@ -10,22 +10,12 @@ import {
   echoRoundTrip,
   portOf,
   readBytes,
-  startTarget,
   startTestServer,
-  type Target,
-  type TestServer,
+  useTargetAndEcho,
+  withProxy,
 } from './helpers.js';
 
-let target: Target;
-let echo: TestServer;
-before(async () => {
-  target = await startTarget();
-  echo = await startTestServer();
-});
-after(async () => {
-  await echo.stop();
-  await target.stop();
-});
+const fx = useTargetAndEcho();
 
 async function timedRoundTrip(port: number, trials: number): Promise<number[]> {
   const socket = await connect(port);
@@ -44,7 +34,7 @@ async function timedRoundTrip(port: number, trials: number): Promise<number[]> {
 
 for (const stream of ['upstream', 'downstream'] as const) {
   test(`latency ${stream}: each round trip is delayed by latency ± jitter (+10 ms)`, async () => {
-    const proxy = await createProxy(target, echo.address, `lat_${stream}`);
+    const proxy = await createProxy(fx.target, fx.echo.address, `lat_${stream}`);
     try {
       await proxy.addToxic({
         name: 'lat',
@@ -68,8 +58,7 @@ for (const stream of ['upstream', 'downstream'] as const) {
 }
 
 test('latency: two stacked 500 ms toxics give about 1000 ms', async () => {
-  const proxy = await createProxy(target, echo.address, 'stacked');
-  try {
+  await withProxy(fx.target, fx.echo.address, 'stacked', async (proxy) => {
     for (const name of ['a', 'b'])
       await proxy.addToxic({
         name,
@@ -83,14 +72,11 @@ test('latency: two stacked 500 ms toxics give about 1000 ms', async () => {
       t !== undefined && t >= 1000 - 1 && t <= 1000 + 150,
       `stacked latency took ${t?.toFixed(1)} ms`,
     );
-  } finally {
-    await proxy.remove();
-  }
+  });
 });
 
 test('latency is pipelined: 10 chunks 20 ms apart under 300 ms latency take about 300 + 180 ms, not 3 s', async () => {
-  const proxy = await createProxy(target, echo.address, 'pipelined');
-  try {
+  await withProxy(fx.target, fx.echo.address, 'pipelined', async (proxy) => {
     await proxy.addToxic({
       name: 'lat',
       type: 'latency',
@@ -112,14 +98,11 @@ test('latency is pipelined: 10 chunks 20 ms apart under 300 ms latency take abou
     } finally {
       socket.destroy();
     }
-  } finally {
-    await proxy.remove();
-  }
+  });
 });
 
 test('removing a latency toxic lets through what it held back at once', async () => {
-  const proxy = await createProxy(target, echo.address, 'release');
-  try {
+  await withProxy(fx.target, fx.echo.address, 'release', async (proxy) => {
     const toxic = await proxy.addToxic({
       name: 'lat',
       type: 'latency',
@@ -141,16 +124,13 @@ test('removing a latency toxic lets through what it held back at once', async ()
     } finally {
       socket.destroy();
     }
-  } finally {
-    await proxy.remove();
-  }
+  });
 });
 
 test('bandwidth: 480 KB at 1000 KB/s takes about 480 ms', async () => {
   const payload = randomBytes(480_000);
   await using source = await startTestServer((s) => s.end(payload));
-  const proxy = await createProxy(target, source.address, 'bw');
-  try {
+  await withProxy(fx.target, source.address, 'bw', async (proxy) => {
     await proxy.addToxic({
       name: 'bw',
       type: 'bandwidth',
@@ -168,16 +148,13 @@ test('bandwidth: 480 KB at 1000 KB/s takes about 480 ms', async () => {
     } finally {
       socket.destroy();
     }
-  } finally {
-    await proxy.remove();
-  }
+  });
 });
 
 test('slicer: 480 KB at average 1024 / variation 512 arrives intact in 240–720 reads', async () => {
   const payload = randomBytes(480_000);
   await using source = await startTestServer((s) => s.write(payload));
-  const proxy = await createProxy(target, source.address, 'slicer');
-  try {
+  await withProxy(fx.target, source.address, 'slicer', async (proxy) => {
     await proxy.addToxic({
       name: 'slicer',
       type: 'slicer',
@@ -193,7 +170,5 @@ test('slicer: 480 KB at average 1024 / variation 512 arrives intact in 240–720
     } finally {
       socket.destroy();
     }
-  } finally {
-    await proxy.remove();
-  }
+  });
 });

@@ -1,6 +1,6 @@
 // Toxics whose effect is on bytes and connection ends: limit_data, reset_peer (a real
 // TCP RST), timeout, slow_close, and toxicity.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type net from 'node:net';
 import {
@@ -10,23 +10,14 @@ import {
   portOf,
   readUntilClose,
   sleepMs,
-  startTarget,
   startTestServer,
-  type Target,
-  type TestServer,
   withTimeout,
+  type TestServer,
+  useTargetAndEcho,
+  withProxy,
 } from './helpers.js';
 
-let target: Target;
-let echo: TestServer;
-before(async () => {
-  target = await startTarget();
-  echo = await startTestServer();
-});
-after(async () => {
-  await echo.stop();
-  await target.stop();
-});
+const fx = useTargetAndEcho();
 
 /** A server that records what each connection received and when it closed. */
 async function startRecorder(): Promise<TestServer & { received: () => Promise<Buffer> }> {
@@ -57,7 +48,7 @@ const limitCases: { name: string; writes: number[]; expect: number; closes: bool
 for (const c of limitCases) {
   test(`limit_data 100: ${c.name}`, async () => {
     await using recorder = await startRecorder();
-    const proxy = await createProxy(target, recorder.address, 'limit');
+    const proxy = await createProxy(fx.target, recorder.address, 'limit');
     try {
       await proxy.addToxic({
         name: 'limit',
@@ -92,8 +83,7 @@ for (const c of limitCases) {
 
 test('limit_data 0 sends nothing and closes', async () => {
   await using recorder = await startRecorder();
-  const proxy = await createProxy(target, recorder.address, 'limit0');
-  try {
+  await withProxy(fx.target, recorder.address, 'limit0', async (proxy) => {
     await proxy.addToxic({
       name: 'limit',
       type: 'limit_data',
@@ -106,9 +96,7 @@ test('limit_data 0 sends nothing and closes', async () => {
     socket.write('anything');
     await closing;
     assert.equal((await recorder.received()).length, 0);
-  } finally {
-    await proxy.remove();
-  }
+  });
 });
 
 for (const stream of ['upstream', 'downstream'] as const) {
@@ -119,7 +107,7 @@ for (const stream of ['upstream', 'downstream'] as const) {
       await using greeter = await startTestServer((s) => {
         if (stream === 'downstream') s.write('hello from upstream');
       });
-      const proxy = await createProxy(target, greeter.address, 'reset');
+      const proxy = await createProxy(fx.target, greeter.address, 'reset');
       try {
         await proxy.addToxic({
           name: 'rst',
@@ -145,8 +133,7 @@ for (const stream of ['upstream', 'downstream'] as const) {
 test('timeout 0: removing it ends both sides within 1 s', async () => {
   let serverSide: net.Socket | undefined;
   await using server = await startTestServer((s) => (serverSide = s));
-  const proxy = await createProxy(target, server.address, 'timeout_rm');
-  try {
+  await withProxy(fx.target, server.address, 'timeout_rm', async (proxy) => {
     const toxic = await proxy.addToxic({
       name: 't',
       type: 'timeout',
@@ -164,14 +151,11 @@ test('timeout 0: removing it ends both sides within 1 s', async () => {
     const start = performance.now();
     await Promise.all([clientClosed, serverClosed]);
     assert.ok(performance.now() - start < 1000, 'both sides ended within 1 s');
-  } finally {
-    await proxy.remove();
-  }
+  });
 });
 
 test('timeout with toxicity 0 passes data; updated to toxicity 1 / 100 ms it ends the connection', async () => {
-  const proxy = await createProxy(target, echo.address, 'timeout_tox');
-  try {
+  await withProxy(fx.target, fx.echo.address, 'timeout_tox', async (proxy) => {
     const toxic = await proxy.addToxic({
       name: 't',
       type: 'timeout',
@@ -189,14 +173,11 @@ test('timeout with toxicity 0 passes data; updated to toxicity 1 / 100 ms it end
     await closing;
     const took = performance.now() - start;
     assert.ok(took >= 100 - 5 && took <= 150 + 150, `closed ${took.toFixed(0)} ms after the update`);
-  } finally {
-    await proxy.remove();
-  }
+  });
 });
 
 test('timeout drops data and closes after the timeout without input', async () => {
-  const proxy = await createProxy(target, echo.address, 'timeout_drop');
-  try {
+  await withProxy(fx.target, fx.echo.address, 'timeout_drop', async (proxy) => {
     await proxy.addToxic({
       name: 't',
       type: 'timeout',
@@ -211,15 +192,12 @@ test('timeout drops data and closes after the timeout without input', async () =
     const result = await closing;
     assert.equal(result.data.length, 0, 'nothing reached the echo server');
     assert.ok(performance.now() - start >= 200 - 5);
-  } finally {
-    await proxy.remove();
-  }
+  });
 });
 
 test('slow_close: data passes at once, the close comes after the delay', async () => {
   await using server = await startTestServer((s) => s.end('bye'));
-  const proxy = await createProxy(target, server.address, 'slowclose');
-  try {
+  await withProxy(fx.target, server.address, 'slowclose', async (proxy) => {
     await proxy.addToxic({
       name: 'sc',
       type: 'slow_close',
@@ -235,7 +213,5 @@ test('slow_close: data passes at once, the close comes after the delay', async (
     assert.equal(result.data.toString(), 'bye');
     assert.ok(firstDataMs >= 0 && firstDataMs < 250, `data arrived after ${firstDataMs.toFixed(0)} ms`);
     assert.ok(result.afterMs >= 300 - 5, `closed after ${result.afterMs.toFixed(0)} ms`);
-  } finally {
-    await proxy.remove();
-  }
+  });
 });
