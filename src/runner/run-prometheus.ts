@@ -47,29 +47,30 @@ export async function startRunPrometheus(options: RunPrometheusOptions): Promise
   const log = options.log ?? (() => {});
   const scrapeIntervalMs = options.scrapeIntervalMs ?? 1000;
   const dataDir = join(options.runDir, 'prometheus');
-  let current = options.targets();
+  const initial = options.targets();
   const prometheus = await startPrometheus({
-    targets: current,
+    targets: initial,
     scrapeIntervalMs,
     dataDir,
     rulesFiles: options.rulesFiles ?? [],
     ...(options.binary !== undefined ? { binary: options.binary } : {}),
   });
-  let key = JSON.stringify(current);
-  let busy = false;
-  const watcher = setInterval(() => {
-    if (busy) return;
+  let key = JSON.stringify(initial);
+  let writing: Promise<void> | undefined;
+  /** Rewrites the targets file if the targets changed since the last call. */
+  const sync = (): Promise<void> => {
+    if (writing !== undefined) return writing;
     const next = options.targets();
     const nextKey = JSON.stringify(next);
-    if (nextKey === key) return;
-    busy = true;
+    if (nextKey === key) return Promise.resolve();
     key = nextKey;
-    current = next;
-    prometheus
+    writing = prometheus
       .setTargets(next)
       .catch((err: unknown) => log(`prometheus: could not rewrite its targets: ${String(err)}`))
-      .finally(() => (busy = false));
-  }, options.watchMs ?? 500);
+      .finally(() => (writing = undefined));
+    return writing;
+  };
+  const watcher = setInterval(() => void sync(), options.watchMs ?? 500);
   let stopped: Promise<void> | undefined;
   const stop = (): Promise<void> =>
     (stopped ??= (async () => {
@@ -86,7 +87,8 @@ export async function startRunPrometheus(options: RunPrometheusOptions): Promise
     prometheus,
     url: prometheus.url,
     dataDir,
-    async settle(timeoutMs = scrapeIntervalMs * 4) {
+    async settle(timeoutMs = scrapeIntervalMs * 5) {
+      await sync();
       await prometheus.waitForScrapesAfter(Date.now(), timeoutMs).catch((err: unknown) => {
         log(`prometheus: ${err instanceof Error ? err.message : String(err)}`);
       });
