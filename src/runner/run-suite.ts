@@ -164,7 +164,7 @@ export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<
       });
       cleanup.add('prometheus', () => prom!.stop());
       run.prometheus = { url: prom.url, dataDir: prom.dataDir, evaluations: [] };
-      log(`prometheus ${prom.url} (data: ${prom.dataDir})`);
+      log(`prometheus ${prom.url} (pid ${prom.prometheus.pid}, data: ${prom.dataDir})`);
     } else {
       run.prometheus = { missing: options.noPrometheusReason ?? '--prometheus off', evaluations: [] };
     }
