@@ -56,7 +56,10 @@ test('promql: bounds, empty and nonEmpty, at the end and over a range', () => {
   assert.match(verdictOf({ query: Q, expect: { max: 0 } }, none), /^inconclusive: .*no data/);
 
   const range = runWith([{ query: Q, at: 'range', series: series(0, 2, 7, 0) }]);
-  assert.match(verdictOf({ query: Q, expect: { max: 5 }, at: 'range' }, range), /^fail: .*during the run: .*=7$/);
+  assert.match(
+    verdictOf({ query: Q, expect: { max: 5 }, at: 'range' }, range),
+    /^fail: .*during the run: .*=7$/,
+  );
   assert.match(verdictOf({ query: Q, expect: { max: 7 }, at: 'range' }, range), /^pass: .*\(0\.\.7\)/);
   // The range evaluation is not the end evaluation.
   assert.match(verdictOf({ query: Q, expect: { max: 7 } }, range), /^inconclusive: .*not evaluated/);
