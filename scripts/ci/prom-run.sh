@@ -32,8 +32,9 @@ need promtool
 prometheus --version 2>&1 | head -1
 
 step "build" npx tsc -p tsconfig.json
-step "Prometheus server, file_sd, PromQL assertions, --prometheus choice" \
-  node --test --test-concurrency=1 dist/test/telemetry/prometheus-server.test.js dist/test/testbed/promql-checker.test.js
+step "Prometheus server, file_sd, PromQL assertions, limbo run --prometheus" \
+  node --test --test-concurrency=1 dist/test/telemetry/prometheus-server.test.js dist/test/testbed/promql-checker.test.js \
+    dist/test/testbed/cli-prometheus.test.js
 step "dashboards and alerts on real runs (reference, reference:legacy)" \
   node --test --test-concurrency=1 --test-timeout=600000 dist/test/dashboards/
 step "report.html in Chromium (screenshot)" node --test dist/test/report/report-html.test.js
