@@ -29,7 +29,7 @@ need() {
 need prometheus
 need promtool
 [[ -x "${LIMBO_CHROMIUM:-/usr/bin/chromium}" ]] || need chromium
-prometheus --version 2>&1 | head -1
+prometheus --version 2>&1 | sed -n 1p
 
 step "build" npx tsc -p tsconfig.json
 step "Prometheus server, file_sd, PromQL assertions, limbo run --prometheus" \
