@@ -17,7 +17,21 @@ import {
   type PrometheusTarget,
   type StartedPrometheus,
 } from '../telemetry/prometheus-server.js';
+import type { StartedTarget } from '../targets/target.js';
 import type { PromqlEvaluation } from './run-data.js';
+
+/** What a run scrapes: the runner, the target's extra endpoints (Toxiproxy) and every running service, by role. */
+export function runTargets(runnerMetricsUrl: string, target: StartedTarget): () => PrometheusTarget[] {
+  return () => {
+    const t: PrometheusTarget[] = [{ job: 'runner', url: runnerMetricsUrl }];
+    for (const [job, url] of Object.entries(target.extraMetricsUrls())) t.push({ job, url });
+    for (const s of target.services.values()) {
+      const url = s.metricsUrl();
+      if (url !== undefined) t.push({ job: s.role, url });
+    }
+    return t;
+  };
+}
 
 export interface RunPrometheusOptions {
   runDir: string;

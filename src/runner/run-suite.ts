@@ -28,8 +28,8 @@ import type { RunData } from './run-data.js';
 import { createRunnerMetrics } from './runner-metrics.js';
 // --- run Prometheus (limbo run --prometheus) ---
 import { promqlQueryOf } from '../checkers/promql.js';
-import type { PrometheusTarget, StartedPrometheus } from '../telemetry/prometheus-server.js';
-import { startRunPrometheus, type StartedRunPrometheus } from './run-prometheus.js';
+import type { StartedPrometheus } from '../telemetry/prometheus-server.js';
+import { runTargets, startRunPrometheus, type StartedRunPrometheus } from './run-prometheus.js';
 // --- end run Prometheus ---
 import { startScraper } from './scraper.js';
 import type { Suite } from './suite.js';
@@ -146,27 +146,26 @@ export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<
     cleanup.add('scraper', () => scraper.stop());
     // --- run Prometheus ---
     let prom: StartedRunPrometheus | undefined;
+    run.prometheus = { missing: options.noPrometheusReason ?? '--prometheus off', evaluations: [] };
     if (options.prometheus !== undefined) {
-      prom = await startRunPrometheus({
-        runDir,
-        targets: () => {
-          const t: PrometheusTarget[] = [{ job: 'runner', url: metricsServer.url }];
-          for (const [job, url] of Object.entries(target.extraMetricsUrls())) t.push({ job, url });
-          for (const s of target.services.values()) {
-            const url = s.metricsUrl();
-            if (url !== undefined) t.push({ job: s.role, url });
-          }
-          return t;
-        },
-        rulesFiles: options.prometheus.rulesFiles ?? [],
-        ...(options.prometheus.binary !== undefined ? { binary: options.prometheus.binary } : {}),
-        log,
-      });
-      cleanup.add('prometheus', () => prom!.stop());
-      run.prometheus = { url: prom.url, dataDir: prom.dataDir, evaluations: [] };
-      log(`prometheus ${prom.url} (pid ${prom.prometheus.pid}, data: ${prom.dataDir})`);
-    } else {
-      run.prometheus = { missing: options.noPrometheusReason ?? '--prometheus off', evaluations: [] };
+      try {
+        prom = await startRunPrometheus({
+          runDir,
+          targets: runTargets(metricsServer.url, target),
+          rulesFiles: options.prometheus.rulesFiles ?? [],
+          ...(options.prometheus.binary !== undefined ? { binary: options.prometheus.binary } : {}),
+          log,
+        });
+        const started = prom;
+        cleanup.add('prometheus', () => started.stop());
+        run.prometheus = { url: prom.url, dataDir: prom.dataDir, evaluations: [] };
+        log(`prometheus ${prom.url} (pid ${prom.prometheus.pid}, data: ${prom.dataDir})`);
+      } catch (err) {
+        // The run goes on without it; its PromQL assertions are inconclusive with this reason.
+        const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
+        run.prometheus.missing = `prometheus did not start: ${message}`;
+        log(run.prometheus.missing);
+      }
     }
     // --- end run Prometheus ---
 

@@ -100,7 +100,7 @@ export default defineSuite({
     ) as VerdictFile;
     assert.deepEqual(verdict.prometheus, { url, dataDir });
     assert.equal(dataDir, join(out, 'prom-cli', runName!, 'prometheus'));
-    assert.ok(existsSync(join(dataDir!, 'wal')), 'TSDB kept in the run directory');
+    assert.ok(existsSync(join(dataDir, 'wal')), 'TSDB kept in the run directory');
     const checks = new Map(verdict.checks.map((c) => [c.name, c]));
     for (const name of ['drained', 'served', 'runnerScraped'])
       assert.equal(checks.get(name)?.verdict, 'pass', JSON.stringify(checks.get(name)));

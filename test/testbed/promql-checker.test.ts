@@ -1,9 +1,12 @@
 // PromQL assertions: the pure check over what the run's Prometheus answered, the choice of
 // `--prometheus auto|on|off` (a suite loaded through tsx is still seen to assert PromQL), and
-// the CLI refusing `--prometheus on` without a binary (exit 2).
+// the CLI refusing `--prometheus on` without a binary (exit 2), and a run going on without a
+// Prometheus that cannot start.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promql, promqlQueryOf, type PromqlOptions } from '../../src/checkers/promql.js';
@@ -11,9 +14,12 @@ import { pendingDrains } from '../../src/checkers/pending-drains.js';
 import { runPrometheusChoice } from '../../src/cli/run-prometheus-choice.js';
 import { loadSuite } from '../../src/runner/load-suites.js';
 import type { PromqlEvaluation, RunData } from '../../src/runner/run-data.js';
+import { runSuite } from '../../src/runner/run-suite.js';
 import { defineSuite } from '../../src/runner/suite.js';
 import { UsageError } from '../../src/util/errors.js';
 import { RunBuilder } from './run-data-builder.js';
+import { startToyIngress } from './toy-ingress.js';
+import { startToyTarget } from './toy-target.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const Q = 'sum(limbo_ingress_pending_requests)';
@@ -142,4 +148,45 @@ test('limbo run --prometheus on without a prometheus binary exits 2; a bad value
   assert.match(r.stderr, /--prometheus on: no prometheus binary/);
   r = limbo([join(root, 'chaos', 'leader-kill.ts'), '--prometheus', 'sometimes']);
   assert.equal(r.status, 2, r.stdout + r.stderr);
+});
+
+test('a run whose Prometheus cannot start goes on; its PromQL assertions are inconclusive with the reason', async (t) => {
+  const ingress = await startToyIngress();
+  t.after(() => ingress.stop());
+  const out = mkdtempSync(join(tmpdir(), 'limbo-promql-'));
+  t.after(() => rmSync(out, { recursive: true, force: true }));
+  const suite = defineSuite({
+    name: 'no-prometheus',
+    why: 'the Prometheus binary is missing',
+    topology: { processors: 1 },
+    workload: { concurrency: 2, opTimeoutMs: 5000 },
+    warmup: '100ms',
+    chaos: '300ms',
+    converge: '2s',
+    schedule: [],
+    expect: [pendingDrains(), promql({ name: 'drained', query: Q, expect: { max: 0 } })],
+  });
+  const logs: string[] = [];
+  const res = await runSuite(suite, {
+    target: {
+      name: 'toy',
+      start: () =>
+        startToyTarget(1, { ingressUrls: [ingress.url], metricsUrls: { 'ingress-1': ingress.metrics.url } }),
+    },
+    seed: 3,
+    outRoot: out,
+    replay: 'r',
+    trace: false,
+    prometheus: { binary: join(out, 'no-such-prometheus') },
+    onLog: (line) => logs.push(line),
+  });
+  const drained = res.verdict.checks.find((c) => c.name === 'drained');
+  assert.equal(drained?.verdict, 'inconclusive');
+  assert.match(drained?.summary ?? '', /no Prometheus in this run: prometheus did not start/);
+  assert.equal(res.verdict.checks.find((c) => c.name === 'pendingDrains')?.verdict, 'pass');
+  assert.equal(res.verdict.prometheus, undefined);
+  assert.ok(
+    logs.some((l) => l.startsWith('prometheus did not start')),
+    logs.join('\n'),
+  );
 });
