@@ -9,6 +9,7 @@
 // A run without Prometheus is inconclusive, with the reason; a query Prometheus rejects as bad
 // PromQL is a fail (the suite is wrong); any other query error is inconclusive.
 import type { PromqlEvaluation, RunData } from '../runner/run-data.js';
+import { UsageError } from '../util/errors.js';
 import { result, type Checker, type CheckResult } from './checker.js';
 
 /**
@@ -47,15 +48,21 @@ export function promqlQueryOf(checker: Checker): PromqlQuery | undefined {
 
 export function promql(options: PromqlOptions): Checker {
   if (typeof options?.query !== 'string' || options.query.trim() === '')
-    throw new TypeError('promql: query must be a PromQL expression');
+    throw new UsageError('promql: query must be a PromQL expression');
   const expect = options.expect;
-  const bounded = typeof expect === 'object' && expect !== null;
-  if (
-    bounded
-      ? !(Number.isFinite(expect.max ?? 0) && Number.isFinite(expect.min ?? 0))
-      : !['empty', 'nonEmpty'].includes(expect)
-  )
-    throw new TypeError("promql: expect is 'empty', 'nonEmpty', { max: n } or { min: n }");
+  const validBound = (n: unknown): boolean =>
+    n === undefined || (typeof n === 'number' && Number.isFinite(n));
+  const valid =
+    expect === 'empty' ||
+    expect === 'nonEmpty' ||
+    (typeof expect === 'object' &&
+      expect !== null &&
+      (expect.max !== undefined || expect.min !== undefined) &&
+      validBound(expect.max) &&
+      validBound(expect.min));
+  if (!valid) throw new UsageError("promql: expect is 'empty', 'nonEmpty', { max: n } or { min: n }");
+  if (options.at !== undefined && options.at !== 'end' && options.at !== 'range')
+    throw new UsageError("promql: at is 'end' or 'range'");
   const q: PromqlQuery = { query: options.query, at: options.at ?? 'end' };
   const name = options.name ?? `promql ${options.query}`;
   const checker: PromqlChecker = {

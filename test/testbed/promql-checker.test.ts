@@ -96,8 +96,11 @@ test('promql: no Prometheus is inconclusive with the reason; bad PromQL fails; o
     { query: Q, at: 'end', series: [], error: { type: 'unavailable', message: 'ECONNREFUSED' } },
   ]);
   assert.match(verdictOf({ query: Q, expect: 'empty' }, down), /^inconclusive: .*ECONNREFUSED/);
-  assert.throws(() => promql({ query: '', expect: 'empty' }), TypeError);
-  assert.throws(() => promql({ query: Q, expect: 'some' as 'empty' }), TypeError);
+  assert.throws(() => promql({ query: '', expect: 'empty' }), UsageError);
+  assert.throws(() => promql({ query: Q, expect: 'some' as 'empty' }), UsageError);
+  assert.throws(() => promql({ query: Q, expect: {} as { max: number } }), UsageError);
+  assert.throws(() => promql({ query: Q, expect: { max: Infinity } }), UsageError);
+  assert.throws(() => promql({ query: Q, expect: 'empty', at: 'start' as 'end' }), UsageError);
 });
 
 test('--prometheus: off by default, auto when a suite asserts PromQL, on requires the binary', async () => {
