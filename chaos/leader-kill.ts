@@ -9,6 +9,7 @@ import {
   leadershipChanged,
   noClientLeftHanging,
   pendingDrains,
+  promql,
   resendsObserved,
 } from 'limbo';
 
@@ -24,6 +25,13 @@ export default defineSuite({
     leadershipChanged(),
     resendsObserved(),
     exactlyOnce(),
+    // The same drain, as the run's Prometheus saw it (what the dashboards and alerts show).
+    promql({
+      name: 'pendingDrainsPerPrometheus',
+      query: 'sum({__name__=~"limbo_ingress_pending_requests|limbo_processor_pending_rpcs"})',
+      expect: { max: 0 },
+      at: 'end',
+    }),
   ],
   expectedToFailOn: ['reference:legacy'],
 });

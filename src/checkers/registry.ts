@@ -7,6 +7,7 @@ import { idempotentRetriesAgree } from './idempotent-retries-agree.js';
 import { leadershipChanged } from './leadership-changed.js';
 import { noClientLeftHanging } from './no-client-left-hanging.js';
 import { pendingDrains } from './pending-drains.js';
+import { promql, type PromqlOptions } from './promql.js';
 import { resendsObserved } from './resends-observed.js';
 
 export type CheckerFactory = (options?: Record<string, unknown>) => Checker;
@@ -33,3 +34,4 @@ registerChecker('leadershipChanged', (o) => leadershipChanged(o));
 registerChecker('exactlyOnce', () => exactlyOnce());
 registerChecker('idempotentRetriesAgree', () => idempotentRetriesAgree());
 registerChecker('faultsHitTraffic', () => faultsHitTraffic());
+registerChecker('promql', (o) => promql(o as unknown as PromqlOptions));

@@ -14,6 +14,7 @@ import { randomSeed } from '../util/random.js';
 import type { VerdictFile } from '../report/write-report.js';
 import type { Command } from './command.js';
 import { exitCodes } from './command.js';
+import { runPrometheusChoice } from './run-prometheus-choice.js';
 
 const options = {
   target: { type: 'string', default: 'reference', description: `target: ${targetNames().join(' | ')}` },
@@ -26,6 +27,12 @@ const options = {
   seed: { type: 'int', min: 0, max: 4294967295, description: 'the seed of all randomness (default: random)' },
   out: { type: 'string', default: 'runs', description: 'root of the run directories' },
   toxiproxyUrl: { type: 'string', description: 'a running Toxiproxy API (default: the embedded server)' },
+  prometheus: {
+    type: 'enum',
+    values: ['auto', 'on', 'off'] as const,
+    description:
+      'one Prometheus per run scraping every service and the runner at 1 s (on: required; auto: when installed) [default: auto when a suite has PromQL assertions, else off]',
+  },
   expectDocumented: {
     type: 'bool',
     default: false,
@@ -109,6 +116,11 @@ export const runCommand: Command = {
     const seed = o.seed ?? randomSeed();
     process.stdout.write(`seed ${seed}\n`);
     const suites = await loadSuites(parsed.positionals);
+    const prometheus = runPrometheusChoice(
+      o.prometheus,
+      suites.map((s) => s.suite),
+    );
+    process.stdout.write(`prometheus ${prometheus.summary}\n`);
     const tty = process.stderr.isTTY === true;
     const verdicts: VerdictFile[] = [];
     const documented: { suite: string; expected: DocumentedVerdict }[] = [];
@@ -138,6 +150,7 @@ export const runCommand: Command = {
           replay,
           cleanup,
           ...(o.toxiproxyUrl !== undefined ? { toxiproxyUrl: o.toxiproxyUrl } : {}),
+          ...prometheus.runOptions,
           onLog: (line) => process.stderr.write(`${tty ? '\r\x1b[K' : ''}  ${line}\n`),
           onProgress: (p) => {
             if (tty) process.stderr.write(`\r\x1b[K${formatProgress(p)}`);

@@ -22,6 +22,8 @@ export interface VerdictFile {
   replay: string;
   /** Problems of the run itself (a heal that failed, a fault that could not be injected). */
   runErrors: string[];
+  /** The run's Prometheus (its URL while the run lasted, its TSDB kept in the run directory). */
+  prometheus?: { url: string; dataDir: string };
 }
 
 export function summarizeOps(run: RunData): VerdictFile['ops'] {
@@ -51,6 +53,9 @@ export function buildVerdict(
     checks,
     replay: meta.replay,
     runErrors: meta.runErrors ?? [],
+    ...(run.prometheus?.url !== undefined && run.prometheus.dataDir !== undefined
+      ? { prometheus: { url: run.prometheus.url, dataDir: run.prometheus.dataDir } }
+      : {}),
   };
 }
 

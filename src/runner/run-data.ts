@@ -108,6 +108,32 @@ export interface RunData {
   history: HistoryOp[];
   series: SeriesSample[];
   faults: FaultWindow[];
+  /** The run's Prometheus and what PromQL assertions got from it (absent: no Prometheus). */
+  prometheus?: RunPrometheusData;
+}
+
+/** The run's Prometheus, and every PromQL assertion's query evaluated before it stopped. */
+export interface RunPrometheusData {
+  /** Its URL while the run lasted; undefined when the run had none (see `missing`). */
+  url?: string;
+  /** Its TSDB directory, kept after the run. */
+  dataDir?: string;
+  /** Why the run had no Prometheus, e.g. `--prometheus off`. */
+  missing?: string;
+  evaluations: PromqlEvaluation[];
+}
+
+/** One PromQL query as Prometheus answered it, at one instant ('end') or over a range. */
+export interface PromqlEvaluation {
+  query: string;
+  at: 'end' | 'range';
+  /** Wall times (ISO): the instant, or the range's ends; the step is 1 s. */
+  startWall: string;
+  endWall: string;
+  /** Every series with its values ([unix seconds, value]; NaN as NaN). */
+  series: { metric: Record<string, string>; values: [number, number][] }[];
+  /** Prometheus refused or failed the query; errorType `bad_data` means the PromQL is wrong. */
+  error?: { type: string; message: string };
 }
 
 /** An op with its completion, for checkers. `end` is undefined if the op never ended. */

@@ -26,6 +26,11 @@ import { startOtlpReceiver } from '../telemetry/otlp-receiver.js';
 import { createTracing } from '../telemetry/tracing.js';
 import type { RunData } from './run-data.js';
 import { createRunnerMetrics } from './runner-metrics.js';
+// --- run Prometheus (limbo run --prometheus) ---
+import { promqlQueryOf } from '../checkers/promql.js';
+import type { StartedPrometheus } from '../telemetry/prometheus-server.js';
+import { runTargets, startRunPrometheus, type StartedRunPrometheus } from './run-prometheus.js';
+// --- end run Prometheus ---
 import { startScraper } from './scraper.js';
 import type { Suite } from './suite.js';
 
@@ -56,6 +61,18 @@ export interface RunSuiteOptions {
   scrapeIntervalMs?: number;
   /** Trace the run: services export to the run's OTLP receiver, spans land in spans.jsonl (default true). */
   trace?: boolean;
+  /** Start a Prometheus for the run (scraping every service and the runner at 1 s); off by default. */
+  prometheus?: RunPrometheusSpec;
+  /** Why the run has no Prometheus, for PromQL assertions (default `--prometheus off`). */
+  noPrometheusReason?: string;
+}
+
+export interface RunPrometheusSpec {
+  /** Alert rule files it loads (limbo run passes dashboards/alerts.yml). */
+  rulesFiles?: string[];
+  binary?: string;
+  /** Called once the run has converged, before Prometheus stops (tests, extra queries). */
+  beforeStop?: (prometheus: StartedPrometheus, run: RunData) => Promise<void>;
 }
 
 export interface SuiteRunResult {
@@ -127,6 +144,30 @@ export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<
       },
     });
     cleanup.add('scraper', () => scraper.stop());
+    // --- run Prometheus ---
+    let prom: StartedRunPrometheus | undefined;
+    run.prometheus = { missing: options.noPrometheusReason ?? '--prometheus off', evaluations: [] };
+    if (options.prometheus !== undefined) {
+      try {
+        prom = await startRunPrometheus({
+          runDir,
+          targets: runTargets(metricsServer.url, target),
+          rulesFiles: options.prometheus.rulesFiles ?? [],
+          ...(options.prometheus.binary !== undefined ? { binary: options.prometheus.binary } : {}),
+          log,
+        });
+        const started = prom;
+        cleanup.add('prometheus', () => started.stop());
+        run.prometheus = { url: prom.url, dataDir: prom.dataDir, evaluations: [] };
+        log(`prometheus ${prom.url} (pid ${prom.prometheus.pid}, data: ${prom.dataDir})`);
+      } catch (err) {
+        // The run goes on without it; its PromQL assertions are inconclusive with this reason.
+        const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
+        run.prometheus.missing = `prometheus did not start: ${message}`;
+        log(run.prometheus.missing);
+      }
+    }
+    // --- end run Prometheus ---
 
     enter('warm-up');
     run.phases.warmupStartMs = clock.nowMs();
@@ -141,6 +182,7 @@ export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<
 
     enter('chaos');
     run.phases.chaosStartMs = clock.nowMs();
+    const chaosStartEpochMs = Date.now();
     const schedule = startSchedule(
       suite.schedule,
       { target, toxiproxy: target.toxiproxy, random: random.fork('faults') },
@@ -169,9 +211,18 @@ export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<
 
     enter('converge');
     await workload.drain(suite.convergeMs);
+    // Prometheus too must have scraped the state at the deadline (bounded wait).
+    await prom?.settle();
     // The state at the deadline, while clients still wait on whatever is open.
     await scraper.scrapeOnce();
     run.phases.deadlineMs = clock.nowMs();
+    const deadlineEpochMs = Date.now();
+    // --- run Prometheus: the suite's PromQL assertions, before the runner aborts open ops ---
+    if (prom !== undefined && run.prometheus !== undefined) {
+      const queries = suite.expect.flatMap((c) => promqlQueryOf(c) ?? []);
+      run.prometheus.evaluations = await prom.evaluate(queries, chaosStartEpochMs, deadlineEpochMs);
+    }
+    // --- end run Prometheus ---
     await workload.stop(0);
     await workload.finalReads();
     await scraper.scrapeOnce();
@@ -184,6 +235,12 @@ export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<
 
     enter('check');
     const checks = checkRun(suite.expect, run, runErrors);
+    // --- run Prometheus ---
+    if (prom !== undefined) {
+      await options.prometheus?.beforeStop?.(prom.prometheus, run);
+      await prom.stop();
+    }
+    // --- end run Prometheus ---
 
     enter('report');
     untarget();

@@ -2,16 +2,19 @@
 // real Prometheus makes of them, so this starts Debian's `prometheus` binary rather than
 // imitating its query engine.
 //
-//   targets ─▶ prometheus.yml (temp dir) ─▶ prometheus --web.listen-address=127.0.0.1:<free>
-//                                              │  polled on /-/ready (bounded)
+//   targets ─▶ targets.json (file_sd) ◀─ setTargets() rewrites it (atomically) on a restart
+//   prometheus.yml (temp dir) ─▶ prometheus --web.listen-address=127.0.0.1:<free>
+//                                   │  polled on /-/ready (bounded)
 //   query() / queryRange() ─▶ /api/v1/query[_range] ─▶ typed results or PromQueryError
 //
+// Targets go through file-based service discovery rather than a static list: a restarted
+// service comes back on a new metrics port, and rewriting targets.json is all it takes for
+// Prometheus to follow it (discovery reloads every second instead of the default 5 s).
 // The process is ours: stopped by its PID (SIGTERM, then SIGKILL after a grace period), and
-// its temp dir removed. Prometheus discovers new targets only every ~5 s, so callers wait
-// with `waitForTargetsUp` / `waitForData`, both bounded.
+// its temp dir removed. Callers wait with `waitForTargetsUp` / `waitForData`, both bounded.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
+import { mkdtemp, rename, rm, writeFile, mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -31,7 +34,7 @@ export interface PrometheusOptions {
   targets: readonly PrometheusTarget[];
   /** Scrape (and rule evaluation) interval; 1000 in runs. */
   scrapeIntervalMs: number;
-  /** Where the TSDB lives; a fresh temp dir (removed on stop) when omitted. */
+  /** Where the TSDB lives (kept on stop); a fresh temp dir (removed on stop) when omitted. */
   dataDir?: string;
   /** Alert/recording rule files, loaded as given (paths resolved to absolute). */
   rulesFiles?: readonly string[];
@@ -64,6 +67,8 @@ export interface TargetHealth {
   scrapeUrl: string;
   health: 'up' | 'down' | 'unknown';
   lastError: string;
+  /** When it was last scraped (epoch ms; 0 before the first scrape). */
+  lastScrapeMs: number;
 }
 
 export interface AlertState {
@@ -73,19 +78,40 @@ export interface AlertState {
   value: string;
 }
 
+/** A loaded alerting or recording rule as Prometheus last evaluated it. */
+export interface RuleState {
+  group: string;
+  name: string;
+  type: 'alerting' | 'recording';
+  query: string;
+  /** `ok` once evaluated without error; `err` with `lastError`; `unknown` before the first evaluation. */
+  health: 'ok' | 'err' | 'unknown';
+  lastError: string;
+  /** Alerting rules: inactive | pending | firing. */
+  state?: string;
+}
+
 export interface StartedPrometheus extends AsyncDisposable {
   /** Base URL, e.g. `http://127.0.0.1:41234`. */
   readonly url: string;
   readonly pid: number;
   /** The TSDB directory (inside the temp dir, removed on stop, unless `dataDir` was given). */
   readonly dataDir: string;
+  /** Replaces the scrape targets (file_sd: Prometheus picks the change up within ~1-2 s). */
+  setTargets(targets: readonly PrometheusTarget[]): Promise<void>;
   /** Evaluates an instant query (at `time`, default now). */
   query(promql: string, time?: Date): Promise<QueryData>;
   queryRange(promql: string, start: Date, end: Date, stepS: number): Promise<RangeSeries[]>;
   targets(): Promise<TargetHealth[]>;
   alerts(): Promise<AlertState[]>;
+  rules(): Promise<RuleState[]>;
   /** Resolves once every configured target has been scraped successfully; bounded. */
   waitForTargetsUp(timeoutMs: number): Promise<void>;
+  /**
+   * Resolves once every current target has been scraped (successfully or not) after `afterMs`
+   * (epoch ms), so a query at that time sees each target's state then; bounded.
+   */
+  waitForScrapesAfter(afterMs: number, timeoutMs: number): Promise<void>;
   /** Resolves with the first non-empty instant result of `promql`; bounded. */
   waitForData(promql: string, timeoutMs: number): Promise<InstantSample[]>;
   /** The last lines Prometheus logged, for error messages. */
@@ -119,34 +145,58 @@ export function prometheusAvailable(binary = 'prometheus'): boolean {
   return r.error === undefined && r.status === 0;
 }
 
-/** The Prometheus configuration for `targets`; JSON is valid YAML, so it is written as JSON. */
+/** Name of the one scrape config; every target's `job` label comes from its target group. */
+export const SCRAPE_JOB = 'limbo';
+
+/**
+ * The Prometheus configuration: one scrape config whose targets come from `targetsFile`
+ * (file_sd, see `fileSdGroups`). JSON is valid YAML, so it is written as JSON.
+ */
 export function prometheusConfig(
-  targets: readonly PrometheusTarget[],
+  targetsFile: string,
   scrapeIntervalMs: number,
   rulesFiles: readonly string[] = [],
 ): object {
   const interval = `${Math.max(1, Math.round(scrapeIntervalMs))}ms`;
-  const jobs = new Map<string, object[]>();
-  for (const t of targets) {
+  return {
+    global: { scrape_interval: interval, scrape_timeout: interval, evaluation_interval: interval },
+    rule_files: rulesFiles.map((f) => resolve(f)),
+    scrape_configs: [
+      {
+        job_name: SCRAPE_JOB,
+        // fsnotify sees a rewrite at once; the refresh is the fallback.
+        file_sd_configs: [{ files: [resolve(targetsFile)], refresh_interval: '5s' }],
+      },
+    ],
+  };
+}
+
+/**
+ * The file_sd target groups for `targets`: one group per target, its job, path, scheme and
+ * query as labels (discovered labels win over the scrape config's defaults, `job` included).
+ */
+export function fileSdGroups(targets: readonly PrometheusTarget[]): object[] {
+  return targets.map((t) => {
     const u = new URL(t.url);
     const params = Object.fromEntries([...u.searchParams].map(([k, v]) => [`__param_${k}`, v]));
-    const group = {
+    return {
       targets: [u.host],
-      // Per-target path, scheme and query: Prometheus reads these reserved labels when scraping.
       labels: {
         ...t.labels,
         ...params,
+        job: t.job,
         __metrics_path__: u.pathname,
         __scheme__: u.protocol.replace(':', ''),
       },
     };
-    jobs.set(t.job, [...(jobs.get(t.job) ?? []), group]);
-  }
-  return {
-    global: { scrape_interval: interval, scrape_timeout: interval, evaluation_interval: interval },
-    rule_files: rulesFiles.map((f) => resolve(f)),
-    scrape_configs: [...jobs].map(([job, groups]) => ({ job_name: job, static_configs: groups })),
-  };
+  });
+}
+
+/** Writes the targets file atomically (temp file + rename), so Prometheus never reads half a file. */
+async function writeTargets(file: string, targets: readonly PrometheusTarget[]): Promise<void> {
+  const tmp = `${file}.${process.pid}.tmp`;
+  await writeFile(tmp, `${JSON.stringify(fileSdGroups(targets), null, 2)}\n`);
+  await rename(tmp, file);
 }
 
 export async function startPrometheus(options: PrometheusOptions): Promise<StartedPrometheus> {
@@ -155,13 +205,15 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Start
     const dataDir = options.dataDir ?? join(ownDir, 'data');
     await mkdir(dataDir, { recursive: true });
     const configFile = join(ownDir, 'prometheus.yml');
-    const config = prometheusConfig(options.targets, options.scrapeIntervalMs, options.rulesFiles);
+    const targetsFile = join(ownDir, 'targets.json');
+    await writeTargets(targetsFile, options.targets);
+    const config = prometheusConfig(targetsFile, options.scrapeIntervalMs, options.rulesFiles);
     await writeFile(configFile, `${JSON.stringify(config, null, 2)}\n`);
     let lastError: unknown;
     for (let attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
       const port = await freePort();
       try {
-        return await launch(options, configFile, dataDir, port, ownDir);
+        return await launch(options, configFile, targetsFile, dataDir, port, ownDir);
       } catch (err) {
         lastError = err;
         // Another process may have taken the port between probe and bind: try another.
@@ -178,6 +230,7 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Start
 async function launch(
   options: PrometheusOptions,
   configFile: string,
+  targetsFile: string,
   dataDir: string,
   port: number,
   ownDir: string,
@@ -193,6 +246,8 @@ async function launch(
       `--web.listen-address=127.0.0.1:${port}`,
       `--storage.tsdb.path=${dataDir}`,
       '--storage.tsdb.retention.time=1d',
+      // A restarted service's new address is scraped within a second or two, not five.
+      '--scrape.discovery-reload-interval=1s',
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -273,6 +328,7 @@ async function launch(
           scrapeUrl: string;
           health: string;
           lastError: string;
+          lastScrape: string;
         }[];
       }>('/api/v1/targets?state=active')
     ).activeTargets.map((t) => ({
@@ -280,18 +336,42 @@ async function launch(
       scrapeUrl: t.scrapeUrl,
       health: t.health as TargetHealth['health'],
       lastError: t.lastError,
+      lastScrapeMs: Math.max(0, Date.parse(t.lastScrape) || 0),
     }));
   const alerts = async () => (await get<{ alerts: AlertState[] }>('/api/v1/alerts')).alerts;
+  const rules = async () =>
+    (
+      await get<{ groups: { name: string; rules: Omit<RuleState, 'group'>[] }[] }>('/api/v1/rules')
+    ).groups.flatMap((g) =>
+      g.rules.map((r) => ({
+        group: g.name,
+        name: r.name,
+        type: r.type,
+        query: r.query,
+        health: r.health,
+        lastError: r.lastError ?? '',
+        ...(r.state !== undefined ? { state: r.state } : {}),
+      })),
+    );
 
-  const expected = options.targets.length;
+  let expected = options.targets.length;
+  // Rewrites are serialized, so the file always ends up holding the last targets given.
+  let writing = Promise.resolve();
+  const setTargets = (next: readonly PrometheusTarget[]): Promise<void> => {
+    expected = next.length;
+    writing = writing.catch(() => {}).then(() => writeTargets(targetsFile, next));
+    return writing;
+  };
   return {
     url,
     pid: child.pid!,
     dataDir,
+    setTargets,
     query,
     queryRange,
     targets,
     alerts,
+    rules,
     async waitForTargetsUp(timeoutMs: number) {
       let last: TargetHealth[] = [];
       await pollUntil(timeoutMs, async () => {
@@ -301,6 +381,18 @@ async function launch(
         throw new TimeoutError(`targets not all up after ${timeoutMs} ms: ${JSON.stringify(last)}`, {
           cause: err,
         });
+      });
+    },
+    async waitForScrapesAfter(afterMs: number, timeoutMs: number) {
+      let last: TargetHealth[] = [];
+      await pollUntil(timeoutMs, async () => {
+        last = await targets();
+        return last.length >= expected && last.every((t) => t.lastScrapeMs >= afterMs);
+      }).catch((err: unknown) => {
+        throw new TimeoutError(
+          `targets not all scraped after ${new Date(afterMs).toISOString()} within ${timeoutMs} ms: ${JSON.stringify(last)}`,
+          { cause: err },
+        );
       });
     },
     async waitForData(promql: string, timeoutMs: number) {

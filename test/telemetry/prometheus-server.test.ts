@@ -11,6 +11,7 @@ import { metricNames as m } from '../../src/protocol/names.js';
 import { createRegistry, startMetricsServer } from '../../src/telemetry/metrics.js';
 import {
   PromQueryError,
+  fileSdGroups,
   prometheusAvailable,
   prometheusConfig,
   startPrometheus,
@@ -94,27 +95,67 @@ test('stop ends the process by PID and removes its temp dir', { skip }, async ()
   await assert.rejects(prom.query('1'));
 });
 
-test('the generated config passes promtool check config', { skip }, () => {
+test('the generated config and targets file pass promtool check config', { skip }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'limbo-promconfig-'));
   try {
     writeFileSync(join(dir, 'rules.yml'), 'groups: []\n');
-    const config = prometheusConfig(
-      [
-        { job: 'processor', url: 'http://127.0.0.1:9111/metrics' },
-        { job: 'processor', url: 'http://127.0.0.1:9112/metrics', labels: { zone: 'a' } },
-        { job: 'runner', url: 'https://127.0.0.1:9100/custom/path?x=1' },
-      ],
-      1000,
-      [join(dir, 'rules.yml')],
-    );
+    const groups = fileSdGroups([
+      { job: 'processor', url: 'http://127.0.0.1:9111/metrics' },
+      { job: 'processor', url: 'http://127.0.0.1:9112/metrics', labels: { zone: 'a' } },
+      { job: 'runner', url: 'https://127.0.0.1:9100/custom/path?x=1' },
+    ]);
+    writeFileSync(join(dir, 'targets.json'), JSON.stringify(groups));
+    const config = prometheusConfig(join(dir, 'targets.json'), 1000, [join(dir, 'rules.yml')]);
     writeFileSync(join(dir, 'prometheus.yml'), JSON.stringify(config));
     const r = spawnSync('promtool', ['check', 'config', join(dir, 'prometheus.yml')], { encoding: 'utf8' });
     assert.equal(r.status, 0, `${r.stdout}${r.stderr}`);
-    assert.deepEqual(
-      (config as { scrape_configs: { job_name: string }[] }).scrape_configs.map((c) => c.job_name),
-      ['processor', 'runner'],
-    );
+    assert.deepEqual(groups[2], {
+      targets: ['127.0.0.1:9100'],
+      labels: { __param_x: '1', job: 'runner', __metrics_path__: '/custom/path', __scheme__: 'https' },
+    });
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('setTargets: Prometheus follows a service to its new metrics port', { skip }, async () => {
+  const registry = createRegistry({ service: 'processor-1' });
+  const lsn = new Gauge({
+    name: m.processorAppliedLsn,
+    help: 'lsn',
+    labelNames: ['partition'],
+    registers: [registry],
+  });
+  lsn.set({ partition: '0' }, 1);
+  const before = await startMetricsServer(registry, '127.0.0.1', 0);
+  let after: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
+  try {
+    await using prom = await startPrometheus({
+      targets: [{ job: 'processor', url: before.url }],
+      scrapeIntervalMs: 500,
+    });
+    await prom.waitForTargetsUp(20_000);
+    const [first] = await prom.waitForData(m.processorAppliedLsn, 10_000);
+    assert.equal(first?.metric.job, 'processor', 'job label from the targets file');
+    // "Restart": the old endpoint goes away, the same service comes back on another port.
+    await before.stop();
+    lsn.set({ partition: '0' }, 2);
+    after = await startMetricsServer(registry, '127.0.0.1', 0);
+    assert.notEqual(after.url, before.url);
+    await prom.setTargets([{ job: 'processor', url: after.url }]);
+    const [moved] = await prom.waitForData(`${m.processorAppliedLsn} == 2`, 20_000);
+    assert.equal(moved?.metric.instance, new URL(after.url).host);
+    await prom.waitForTargetsUp(20_000);
+    const targets = await prom.targets();
+    assert.deepEqual(
+      targets.map((t) => t.scrapeUrl),
+      [after.url],
+    );
+    const scrapedAfter = Date.now();
+    await prom.waitForScrapesAfter(scrapedAfter, 10_000);
+    assert.ok((await prom.targets()).every((t) => t.lastScrapeMs >= scrapedAfter));
+  } finally {
+    await before.stop();
+    await after?.stop();
   }
 });

@@ -31,6 +31,7 @@ test('registry names every built-in checker and builds it with options', () => {
     'leadershipChanged',
     'noClientLeftHanging',
     'pendingDrains',
+    'promql',
     'resendsObserved',
   ]);
   assert.equal(checkerFactory('noClientLeftHanging')?.({ withinMsAfterHeal: 1 }).name, 'noClientLeftHanging');

@@ -13,7 +13,9 @@ import type { StartedTarget } from '../../src/targets/target.js';
 import { startToyIngress } from './toy-ingress.js';
 import { startToyTarget } from './toy-target.js';
 
-if (process.argv[2] === 'run') {
+// `run-prometheus`: the same, with the run's own Prometheus; its PID is printed too.
+const mode = process.argv[2];
+if (mode === 'run' || mode === 'run-prometheus') {
   const ingress = await startToyIngress();
   const cleanup = createCleanup();
   cleanup.installSignalHandlers();
@@ -30,7 +32,13 @@ if (process.argv[2] === 'run') {
     expect: [noClientLeftHanging()],
   });
   let printed = false;
+  let prometheusPid: number | undefined;
   await runSuite(suite, {
+    ...(mode === 'run-prometheus' ? { prometheus: {} } : {}),
+    onLog: (line) => {
+      const pid = /^prometheus \S+ \(pid (\d+),/.exec(line)?.[1];
+      if (pid !== undefined) prometheusPid = Number(pid);
+    },
     target: {
       name: 'toy',
       start: async (topology) => {
@@ -47,6 +55,7 @@ if (process.argv[2] === 'run') {
       if (printed || p.phase !== 'chaos' || p.activeFaults.length === 0 || started === undefined) return;
       printed = true;
       const pids = [...started.services.values()].map((s) => s.pid());
+      if (mode === 'run-prometheus') pids.push(prometheusPid);
       process.stdout.write(`held ${JSON.stringify({ pids, ingress: ingress.url })}\n`);
     },
   });

@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { prometheusAvailable } from '../../src/telemetry/prometheus-server.js';
 
 const child = fileURLToPath(new URL('./sigint-child.js', import.meta.url));
 
@@ -16,8 +17,22 @@ function alive(pid: number): boolean {
   }
 }
 
-test('Ctrl-C mid-chaos heals, stops every process and closes every port the run held', async () => {
-  const proc = spawn(process.execPath, [child, 'run'], { stdio: ['ignore', 'pipe', 'pipe'] });
+const prometheusSkip =
+  prometheusAvailable() || process.env.LIMBO_PROMETHEUS_REQUIRED === '1'
+    ? false
+    : 'prometheus is not installed';
+
+test('Ctrl-C mid-chaos heals, stops every process and closes every port the run held', () =>
+  interruptRun('run', 2));
+
+test(
+  "Ctrl-C mid-chaos also stops the run's Prometheus (limbo run --prometheus)",
+  { skip: prometheusSkip },
+  () => interruptRun('run-prometheus', 3),
+);
+
+async function interruptRun(mode: string, processes: number): Promise<void> {
+  const proc = spawn(process.execPath, [child, mode], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   proc.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
@@ -32,7 +47,7 @@ test('Ctrl-C mid-chaos heals, stops every process and closes every port the run 
       resolve(JSON.parse(line.slice(5)) as { pids: number[]; ingress: string });
     });
   });
-  assert.equal(held.pids.length, 2);
+  assert.equal(held.pids.length, processes);
   assert.ok(held.pids.every(alive));
   // processor-1 is paused (the fault is active) when the interrupt comes
   // (SIGSTOP is delivered asynchronously: wait, bounded, for the stopped state)
@@ -47,4 +62,4 @@ test('Ctrl-C mid-chaos heals, stops every process and closes every port the run 
   assert.equal(code, 130, stderr);
   for (const pid of held.pids) assert.ok(!alive(pid), `pid ${pid} outlived the run`);
   await assert.rejects(fetch(held.ingress + '/Echo/echo', { method: 'POST', body: '{}' }));
-});
+}

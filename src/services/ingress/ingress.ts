@@ -70,11 +70,15 @@ export async function startIngress(o: IngressOptions): Promise<StartedService> {
   const host = o.host ?? '127.0.0.1';
   const registry = o.registry ?? createRegistry({ service: o.node });
   const pending = new Map<number, { kind: RequestKind; startedAt: number }>();
-  const metrics = createIngressMetrics(registry, () => {
-    let oldest = Infinity;
-    for (const p of pending.values()) oldest = Math.min(oldest, p.startedAt);
-    return oldest === Infinity ? 0 : (performance.now() - oldest) / 1000;
-  });
+  const metrics = createIngressMetrics(
+    registry,
+    () => {
+      let oldest = Infinity;
+      for (const p of pending.values()) oldest = Math.min(oldest, p.startedAt);
+      return oldest === Infinity ? 0 : (performance.now() - oldest) / 1000;
+    },
+    () => router.current?.partitions.map((p) => p.partition) ?? [],
+  );
   const tracing = o.tracing ?? createTracing(o.node, o.logger, o.env);
   const router = new Router(o.logAddress, o.node, o.logger);
   router.start();

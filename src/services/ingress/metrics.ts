@@ -1,13 +1,30 @@
 // The ingress's metrics (DESIGN.md §2), registered on the instance's own registry.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { metricNames as m } from '../../protocol/names.js';
+import { metricNames as m, type ResendReason } from '../../protocol/names.js';
 
 export type IngressMetrics = ReturnType<typeof createIngressMetrics>;
 
 export const requestKinds = ['call', 'send', 'attach', 'output'] as const;
 export type RequestKind = (typeof requestKinds)[number];
 
-export function createIngressMetrics(registry: Registry, oldestPendingSeconds: () => number) {
+const resendReasons: readonly ResendReason[] = [
+  'timeout',
+  'connection_lost',
+  'not_leader',
+  'lost_leadership',
+  'unavailable',
+];
+
+/**
+ * `partitions` (the partitions of the current partition table) gives every partition's resend
+ * counters a 0 from the start, so "no resends" (the legacy protocol never resends) shows as 0
+ * on a dashboard rather than as no data.
+ */
+export function createIngressMetrics(
+  registry: Registry,
+  oldestPendingSeconds: () => number,
+  partitions: () => readonly number[] = () => [],
+) {
   const registers = [registry];
   const metrics = {
     requests: new Counter({
@@ -48,6 +65,10 @@ export function createIngressMetrics(registry: Registry, oldestPendingSeconds: (
       help: 'Resends of a request to a processor, by reason',
       labelNames: ['partition', 'reason'],
       registers,
+      collect() {
+        for (const p of partitions())
+          for (const reason of resendReasons) this.inc({ partition: String(p), reason }, 0);
+      },
     }),
   };
   for (const kind of requestKinds) metrics.pending.set({ kind }, 0);
