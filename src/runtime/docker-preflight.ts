@@ -10,11 +10,15 @@ export async function checkDockerRuntime(
   timeoutMs = 10_000,
 ): Promise<void> {
   const engine = await dockerAvailable(timeoutMs);
-  if (!engine.ok)
+  if (!engine.ok) {
+    const reason = engine.reason.split('\n')[0] ?? engine.reason;
     throw new UsageError(
-      `--runtime docker: ${engine.reason.split('\n')[0]}\n` +
-        '  start one: scripts/docker/engine-up.sh, then export DOCKER_HOST=unix:///tmp/limbo-docker/docker.sock',
+      `--runtime docker: ${reason}` +
+        (reason.includes('engine-up.sh')
+          ? ''
+          : '\n  start one: scripts/docker/engine-up.sh, then export DOCKER_HOST (the line it prints)'),
     );
+  }
   const image = dockerImages(env).services;
   if (!(await imageExists(engine.client, image, timeoutMs)))
     throw new UsageError(
