@@ -39,6 +39,7 @@ step "base image" scripts/docker/base-image.sh
 step "services image" scripts/docker/build-image.sh
 step "compile" npx tsc -p tsconfig.json
 step "docker tests" env LIMBO_DOCKER_REQUIRED=1 node --test --test-concurrency=2 --test-timeout=300000 dist/test/docker/
+step "chaos suites on --runtime docker, verdicts as local" bash scripts/ci/docker-suites.sh
 
 # The Toxiproxy acceptance suite (test/proxy/) against `limbo proxy` inside a container.
 proxy_acceptance() {
