@@ -158,7 +158,80 @@ test(
       assert.equal(up.grafana, null);
       assert.match(output, /grafana {6}not started \(/);
       child.kill('SIGTERM');
-      assert.equal(await exited, 0, output);
+      const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r('timeout'), 60_000))]);
+      assert.equal(code, 0, output);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
+
+const prometheusImage = process.env.LIMBO_PROMETHEUS_LOCAL_IMAGE ?? 'limbo/prometheus:local';
+const hasPrometheusImage =
+  skip === false && (await imageExists(await dockerClient(), prometheusImage).catch(() => false));
+
+test(
+  'limbo up --runtime docker with a Prometheus image: Prometheus in a container scrapes every service, alert rules loaded',
+  {
+    skip:
+      skip || (hasPrometheusImage ? false : `no ${prometheusImage}: run scripts/docker/prometheus-image.sh`),
+  },
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'limbo-up-docker-'));
+    const cmd = limboCommand();
+    const child = spawn(
+      cmd.command,
+      [
+        ...cmd.args,
+        'up',
+        '--runtime',
+        'docker',
+        '--dir',
+        dir,
+        '--processors',
+        '1',
+        '--partitions',
+        '1',
+        '--prometheus-image',
+        prometheusImage,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const pid = child.pid!;
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      const upFile = join(dir, 'up.json');
+      await waitFor('up.json', () => existsSync(upFile) || child.exitCode !== null, 120_000);
+      assert.ok(existsSync(upFile), output);
+      const up = JSON.parse(readFileSync(upFile, 'utf8')) as UpFile;
+      assert.ok(up.prometheus !== null, output);
+      assert.equal(up.notStarted['prometheus'], undefined);
+      assert.ok((await containersOfProcess(pid)).some((n) => n.endsWith('-prometheus')));
+      // Every service (and the runner and the proxy) scraped from inside the container.
+      const jobs = Object.keys(up.metrics).sort();
+      let upJobs: string[] = [];
+      const deadline = Date.now() + 60_000;
+      while (Date.now() < deadline) {
+        const res = (await (await fetch(`${up.prometheus}/api/v1/query?query=up==1`)).json()) as {
+          data: { result: { metric: { job: string } }[] };
+        };
+        upJobs = res.data.result.map((r) => r.metric.job).sort();
+        if (upJobs.length === jobs.length) break;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      assert.deepEqual(upJobs, jobs);
+      const rules = (await (await fetch(`${up.prometheus}/api/v1/rules`)).json()) as {
+        data: { groups: unknown[] };
+      };
+      assert.ok(rules.data.groups.length > 0, 'dashboards/alerts.yml loaded');
+      child.kill('SIGTERM');
+      const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r('timeout'), 60_000))]);
+      assert.equal(code, 0, output);
+      assert.deepEqual(await containersOfProcess(pid), []);
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
       rmSync(dir, { recursive: true, force: true });
