@@ -1,16 +1,17 @@
-// Topology start-up time, docker versus local, in the same run: the log server, one
-// processor and one ingress started (log first, then the other two at once) until a call
-// through the ingress is answered — as child processes (the local runtime) and as
-// containers (the docker runtime, host networking) — alternating rounds so machine noise
-// hits both. Beside it, the floor of each runtime: one bare `node -e` start printing a
+// Topology start-up time, docker versus local, in the same run: the whole reference target
+// (Toxiproxy, the log, 3 processors, the ingress, a proxy per link) started through the
+// runtime path `limbo run --runtime local|docker` uses, until every partition has a leader
+// and a call through the client->ingress proxy is answered — alternating rounds so machine
+// noise hits both. Beside it, the floor of each runtime: one bare `node -e` start printing a
 // ready line. Skips when no Docker engine or services image is reachable.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { startLimboService, startProcess } from '../src/runtime/process.js';
-import { removeRunContainers, startContainer, startContainerService } from '../src/runtime/docker.js';
-import { call } from '../test/helpers/cluster.js';
+import { startProcess } from '../src/runtime/process.js';
+import { removeRunContainers, startContainer } from '../src/runtime/docker.js';
+import type { RuntimeName } from '../src/runtime/service-runtime.js';
+import { createTarget } from '../src/targets/registry.js';
 import { dockerTestEnv } from '../test/helpers/docker.js';
 import { fmt } from './load.js';
 
@@ -22,11 +23,6 @@ interface Stoppable {
   stop(graceMs?: number): Promise<void>;
 }
 
-async function firstEcho(url: string): Promise<void> {
-  const res = await call(url, '/Echo/echo', { up: true }, { timeoutMs: 30_000 });
-  if (res.status !== 200) throw new Error(`echo answered ${res.status}`);
-}
-
 async function timed(fn: () => Promise<Stoppable[]>): Promise<number> {
   const start = performance.now();
   const started = await fn();
@@ -35,43 +31,12 @@ async function timed(fn: () => Promise<Stoppable[]>): Promise<number> {
   return ms;
 }
 
-function localTopology(dataDir: string): Promise<Stoppable[]> {
-  return (async () => {
-    const log = await startLimboService('log', ['--data-dir', dataDir], { name: 'log' });
-    const addr = log.ready.addresses.grpc!;
-    const [processor, ingress] = await Promise.all([
-      startLimboService('processor', ['--node', 'processor-1', '--log-address', addr], {
-        name: 'processor-1',
-      }),
-      startLimboService('ingress', ['--log-address', addr], { name: 'ingress-1' }),
-    ]);
-    await firstEcho(ingress.ready.addresses.http!);
-    return [ingress, processor, log];
-  })();
-}
+const TOPOLOGY = { processors: 3, partitions: 4 };
 
-function dockerTopology(runDir: string, runId: string, image: string): Promise<Stoppable[]> {
-  return (async () => {
-    const common = { runDir, runId, image };
-    const log = await startContainerService({
-      ...common,
-      name: 'log',
-      role: 'log',
-      args: ['--data-dir', '/tmp/log'],
-    });
-    const addr = log.ready.addresses.grpc!;
-    const [processor, ingress] = await Promise.all([
-      startContainerService({
-        ...common,
-        name: 'processor-1',
-        role: 'processor',
-        args: ['--node', 'processor-1', '--log-address', addr],
-      }),
-      startContainerService({ ...common, name: 'ingress-1', role: 'ingress', args: ['--log-address', addr] }),
-    ]);
-    await firstEcho(ingress.ready.addresses.http!);
-    return [ingress, processor, log];
-  })();
+/** The reference target on a runtime: start() resolves once leaders exist and a call is answered. */
+async function topology(runtime: RuntimeName, runDir: string): Promise<Stoppable[]> {
+  const target = await createTarget('reference', runtime).start(TOPOLOGY, { runDir });
+  return [{ stop: () => target.stop() }];
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -90,9 +55,8 @@ export async function run(): Promise<void> {
   const bareDocker: number[] = [];
   try {
     for (let i = 0; i < ROUNDS; i++) {
-      const dataDir = join(runDir, `data-${i}`);
-      local.push(await timed(() => localTopology(dataDir)));
-      docker.push(await timed(() => dockerTopology(runDir, `${runId}-${i}`, image)));
+      local.push(await timed(() => topology('local', join(runDir, `local-${i}`))));
+      docker.push(await timed(() => topology('docker', join(runDir, `docker-${i}`))));
       bareLocal.push(
         await timed(async () => [
           await startProcess({
@@ -116,11 +80,12 @@ export async function run(): Promise<void> {
     }
   } finally {
     await removeRunContainers(runId).catch(() => 0);
-    for (let i = 0; i < ROUNDS; i++) await removeRunContainers(`${runId}-${i}`).catch(() => 0);
     rmSync(runDir, { recursive: true, force: true });
   }
   const [l, d, bl, bd] = [median(local), median(docker), median(bareLocal), median(bareDocker)];
-  console.log(`${ROUNDS} rounds, medians; topology = log, then processor + ingress, until the first echo`);
+  console.log(
+    `${ROUNDS} rounds, medians; topology = reference target (${TOPOLOGY.processors} processors, ${TOPOLOGY.partitions} partitions, proxies; image ${image}) until leaders + first call`,
+  );
   console.log(`topology local : ${fmt(l, 0)} ms   docker: ${fmt(d, 0)} ms   docker/local ${fmt(d / l, 2)}x`);
   console.log(
     `bare node start local: ${fmt(bl, 0)} ms   docker: ${fmt(bd, 0)} ms   docker/local ${fmt(bd / bl, 2)}x`,

@@ -14,6 +14,7 @@ import { randomSeed } from '../util/random.js';
 import type { VerdictFile } from '../report/write-report.js';
 import type { Command } from './command.js';
 import { exitCodes } from './command.js';
+import { chooseRuntime, dockerRunOptions } from './docker-options.js';
 import { runPrometheusChoice } from './run-prometheus-choice.js';
 
 const options = {
@@ -27,6 +28,7 @@ const options = {
   seed: { type: 'int', min: 0, max: 4294967295, description: 'the seed of all randomness (default: random)' },
   out: { type: 'string', default: 'runs', description: 'root of the run directories' },
   toxiproxyUrl: { type: 'string', description: 'a running Toxiproxy API (default: the embedded server)' },
+  ...dockerRunOptions,
   prometheus: {
     type: 'enum',
     values: ['auto', 'on', 'off'] as const,
@@ -110,9 +112,7 @@ export const runCommand: Command = {
     if (parsed.positionals.length === 0)
       throw new UsageError('name at least one suite file or folder (e.g. chaos)');
     const o = parsed.options;
-    if (o.runtime !== 'local')
-      throw new UsageError(`runtime ${o.runtime} is not available yet (use --runtime local)`);
-    const target = createTarget(o.target);
+    const target = createTarget(o.target, await chooseRuntime(o.runtime, env, o));
     const seed = o.seed ?? randomSeed();
     process.stdout.write(`seed ${seed}\n`);
     const suites = await loadSuites(parsed.positionals);
@@ -135,7 +135,8 @@ export const runCommand: Command = {
       });
       const shown = relative(process.cwd(), file) || file;
       const suiteSeed = suite.seed ?? seed;
-      const replay = `npx limbo run ${shown} --target ${o.target}${suite.seed === undefined ? ` --seed ${seed}` : ''}`;
+      const onRuntime = o.runtime === 'local' ? '' : ` --runtime ${o.runtime}`;
+      const replay = `npx limbo run ${shown} --target ${o.target}${onRuntime}${suite.seed === undefined ? ` --seed ${seed}` : ''}`;
       process.stdout.write(`\n== ${suite.name}: ${suite.why}\n`);
       const cleanup = createCleanup();
       const uninstall = cleanup.installSignalHandlers((signal) =>

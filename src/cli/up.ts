@@ -1,16 +1,21 @@
 // `limbo up`: starts a topology and keeps it up until Ctrl-C / SIGTERM, then cleans up.
 //
 //   target (every service + a Toxiproxy proxy per link) ─┐
-//   OTLP receiver (spans.jsonl) or an external endpoint ─┼─▶ .limbo/up.json ─▶ wait for a signal ─▶ cleanup
-//   Prometheus (when the binary is there, 1 s scrapes) ──┘
+//   OTLP: --otlp-endpoint, else (docker) Jaeger, else   ─┤
+//         the built-in receiver (spans.jsonl)            ├─▶ .limbo/up.json ─▶ wait for a signal ─▶ cleanup
+//   Prometheus: (docker) its image, else the binary ─────┤
+//   Grafana: (docker) its image, dashboards provisioned ─┘
 // up.json tells users and tools where everything is: the ingress URLs, the Toxiproxy API
-// and its proxy per link, every service's metrics URL and the Prometheus / trace URLs.
+// and its proxy per link, every service's metrics URL and the Prometheus / Grafana / trace
+// URLs — null, with the reason in `notStarted`, for what could not be started here.
 import { createWriteStream, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from './command.js';
 import { exitCodes } from './command.js';
 import { createCleanup } from '../runtime/cleanup.js';
+import type { RuntimeChoice } from '../runtime/service-runtime.js';
+import { chooseRuntime, dockerRunOptions } from './docker-options.js';
 import { createRunnerMetrics } from '../runner/runner-metrics.js';
 import { createTarget, targetNames } from '../targets/registry.js';
 import { startOtlpReceiver } from '../telemetry/otlp-receiver.js';
@@ -42,10 +47,26 @@ const options = {
       'send traces to this OTLP/HTTP endpoint (Jaeger, Tempo, a Collector) instead of the built-in receiver',
   },
   toxiproxyUrl: { type: 'string', description: 'a running Toxiproxy API (default: the embedded server)' },
+  ...dockerRunOptions,
+  prometheusImage: {
+    type: 'string',
+    description:
+      'docker runtime: the Prometheus image (default prom/prometheus:v2.42.0; absent: the host binary)',
+  },
+  grafanaImage: {
+    type: 'string',
+    description: 'docker runtime: the Grafana image (default grafana/grafana:11.3.0)',
+  },
+  tracesImage: {
+    type: 'string',
+    description:
+      'docker runtime: the OTLP trace backend image, Jaeger all-in-one (default jaegertracing/all-in-one:1.62.0)',
+  },
 } satisfies OptionSpecs;
 
 export interface UpFile {
   target: string;
+  runtime: 'local' | 'docker';
   pid: number;
   ingressUrls: string[];
   toxiproxy: { api: string; proxies: Record<string, string> };
@@ -53,7 +74,10 @@ export interface UpFile {
   metrics: Record<string, string>;
   prometheus: string | null;
   grafana: string | null;
-  traces: { otlpEndpoint: string; spansFile: string | null };
+  /** `ui`: the trace backend's UI (Jaeger), when one was started. */
+  traces: { otlpEndpoint: string; spansFile: string | null; ui: string | null };
+  /** Why each of prometheus, grafana, traces was not started (or fell back), when it was not. */
+  notStarted: Record<string, string>;
 }
 
 export const upCommand: Command = {
@@ -67,10 +91,10 @@ export const upCommand: Command = {
     }
     if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument "${parsed.positionals[0]}"`);
     const o = parsed.options;
-    if (o.runtime !== 'local')
-      throw new UsageError(`runtime ${o.runtime} is not available for limbo up yet (use --runtime local)`);
-    const target = createTarget(o.target);
-    if (o.prometheus === 'on' && !prometheusAvailable())
+    const docker = o.runtime === 'docker';
+    const choice: RuntimeChoice = await chooseRuntime(o.runtime, env, o);
+    const target = createTarget(o.target, choice);
+    if (o.prometheus === 'on' && !docker && !prometheusAvailable())
       throw new UsageError('--prometheus on: no prometheus binary on PATH');
     const dir = resolve(o.dir);
     const runDir = join(dir, `up-${new Date().toISOString().replace(/[:.]/g, '-')}`);
@@ -78,9 +102,23 @@ export const upCommand: Command = {
     const upFile = join(dir, 'up.json');
     const cleanup = createCleanup();
     const say = (line: string): void => void process.stdout.write(line + '\n');
+    const notStarted: Record<string, string> = {};
+    const observability = docker ? await import('../runtime/docker-observability.js') : undefined;
+    const imagesEnv = choice.env ?? env;
     try {
       let otlpEndpoint = o.otlpEndpoint;
       let spansFile: string | null = null;
+      let tracesUi: string | null = null;
+      if (otlpEndpoint === undefined && observability !== undefined) {
+        const jaeger = await observability.startTracesContainer({ runDir, env: imagesEnv });
+        if (jaeger.ok) {
+          cleanup.add('jaeger', () => jaeger.value.stop());
+          otlpEndpoint = jaeger.value.otlpEndpoint;
+          tracesUi = jaeger.value.url;
+        } else notStarted['traces'] = `${jaeger.reason}; spans go to the built-in receiver`;
+      } else if (otlpEndpoint === undefined)
+        notStarted['traces'] =
+          'a trace backend container runs only with --runtime docker; spans go to the built-in receiver';
       if (otlpEndpoint === undefined) {
         spansFile = join(runDir, 'spans.jsonl');
         const out = createWriteStream(spansFile, { flags: 'w' });
@@ -117,33 +155,91 @@ export const upCommand: Command = {
         services[s.name] = { role: s.role, pid: s.pid() ?? null, metrics: url ?? null };
       }
       let prometheusUrl: string | null = null;
-      if (o.prometheus !== 'off' && prometheusAvailable()) {
-        const rules = fileURLToPath(new URL('../../../dashboards/alerts.yml', import.meta.url));
-        const prometheus = await startPrometheus({
-          targets: Object.entries(metrics).map(([job, url]) => ({ job, url })),
+      const rules = fileURLToPath(new URL('../../../dashboards/alerts.yml', import.meta.url));
+      const scrapeTargets = Object.entries(metrics).map(([job, url]) => ({ job, url }));
+      if (o.prometheus !== 'off' && observability !== undefined) {
+        const p = await observability.startPrometheusContainer({
+          runDir,
+          env: imagesEnv,
+          targets: scrapeTargets,
           scrapeIntervalMs: 1000,
-          rulesFiles: [rules],
+          rulesFile: rules,
         });
-        cleanup.add('prometheus', () => prometheus.stop());
-        prometheusUrl = prometheus.url;
+        if (p.ok) {
+          cleanup.add('prometheus container', () => p.value.stop());
+          prometheusUrl = p.value.url;
+        } else notStarted['prometheus'] = p.reason;
+      }
+      if (o.prometheus !== 'off' && prometheusUrl === null) {
+        if (prometheusAvailable()) {
+          const prometheus = await startPrometheus({
+            targets: scrapeTargets,
+            scrapeIntervalMs: 1000,
+            rulesFiles: [rules],
+          });
+          cleanup.add('prometheus', () => prometheus.stop());
+          prometheusUrl = prometheus.url;
+          if (notStarted['prometheus'] !== undefined)
+            notStarted['prometheus'] += '; the host prometheus binary runs instead';
+        } else if (o.prometheus === 'on') {
+          throw new UsageError(
+            `--prometheus on: no prometheus binary on PATH${notStarted['prometheus'] ? ` and ${notStarted['prometheus']}` : ''}`,
+          );
+        } else {
+          notStarted['prometheus'] = [notStarted['prometheus'], 'no prometheus binary on PATH']
+            .filter((x) => x !== undefined)
+            .join('; ');
+        }
+      } else if (o.prometheus === 'off') notStarted['prometheus'] = '--prometheus off';
+      let grafanaUrl: string | null = null;
+      if (observability === undefined)
+        notStarted['grafana'] =
+          'Grafana runs as a container only with --runtime docker (see dashboards/README.md to import the dashboards)';
+      else if (prometheusUrl === null) notStarted['grafana'] = 'no Prometheus to read from';
+      else {
+        const g = await observability.startGrafanaContainer({
+          runDir,
+          env: imagesEnv,
+          prometheusUrl,
+          dashboardsDir: fileURLToPath(new URL('../../../dashboards', import.meta.url)),
+        });
+        if (g.ok) {
+          cleanup.add('grafana', () => g.value.stop());
+          grafanaUrl = g.value.url;
+        } else notStarted['grafana'] = g.reason;
       }
       const up: UpFile = {
         target: started.name,
+        runtime: o.runtime,
         pid: process.pid,
         ingressUrls: [...started.ingressUrls],
         toxiproxy: { api: started.toxiproxyUrl, proxies: { ...started.links } },
         services,
         metrics,
         prometheus: prometheusUrl,
-        grafana: null,
-        traces: { otlpEndpoint, spansFile },
+        grafana: grafanaUrl,
+        traces: { otlpEndpoint, spansFile, ui: tracesUi },
+        notStarted,
       };
       writeFileSync(upFile, JSON.stringify(up, null, 2) + '\n');
       cleanup.add('up.json', () => Promise.resolve(rmSync(upFile, { force: true })));
       say(`ingress      ${up.ingressUrls.join(' ')}`);
-      say(`toxiproxy    ${up.toxiproxy.api} (${Object.keys(up.toxiproxy.proxies).length} proxies)`);
-      say(`prometheus   ${prometheusUrl ?? 'not started (no prometheus binary, or --prometheus off)'}`);
-      say(`traces       OTLP ${otlpEndpoint}${spansFile !== null ? ` → ${spansFile}` : ''}`);
+      say(
+        `toxiproxy    ${up.toxiproxy.api} (${Object.keys(up.toxiproxy.proxies).length} proxies, ${started.toxiproxyDescription ?? 'Toxiproxy'})`,
+      );
+      say(
+        `services     ${o.runtime === 'docker' ? 'containers' : 'child processes'} (${started.services.size})`,
+      );
+      say(
+        `prometheus   ${prometheusUrl ?? 'not started'}${notStarted['prometheus'] ? ` (${notStarted['prometheus']})` : ''}`,
+      );
+      say(
+        `grafana      ${grafanaUrl ?? 'not started'}${notStarted['grafana'] ? ` (${notStarted['grafana']})` : ''}`,
+      );
+      say(
+        `traces       OTLP ${otlpEndpoint}${spansFile !== null ? ` → ${spansFile}` : ''}${tracesUi !== null ? `, UI ${tracesUi}` : ''}`,
+      );
+      if (notStarted['traces'] !== undefined) say(`             (${notStarted['traces']})`);
       say(`everything   ${upFile}`);
       say('up; Ctrl-C to stop');
       const signal = await waitForStopSignal();

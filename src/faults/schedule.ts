@@ -60,6 +60,8 @@ interface Slot {
   injected?: Injected;
   window?: FaultWindow;
   healed: boolean;
+  /** The heal in progress (or done): the final heal waits for it rather than skipping it. */
+  healing?: Promise<void>;
 }
 
 function errorText(err: unknown): string {
@@ -96,7 +98,9 @@ export function startSchedule(
       .filter((s) => s.window !== undefined && !s.healed)
       .map((s) => ({ fault: s.window!.fault, target: s.window!.target }));
 
-  const heal = async (slot: Slot): Promise<void> => {
+  // A heal may take a while (restarting a container); the final heal awaits one in progress.
+  const heal = (slot: Slot): Promise<void> => (slot.healing ??= healOnce(slot));
+  const healOnce = async (slot: Slot): Promise<void> => {
     if (slot.injected === undefined || slot.healed) return;
     slot.healed = true; // claimed: a scheduled heal and the final heal never both run
     let lastError: unknown;

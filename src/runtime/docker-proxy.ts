@@ -28,7 +28,7 @@ export interface StartedProxyContainer extends StartedContainer {
 const TOXIPROXY_READY = /Starting Toxiproxy HTTP server|API HTTP server starting/;
 
 /** A port free on 127.0.0.1 right now (for servers that cannot bind port 0 and tell it). */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = net.createServer();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

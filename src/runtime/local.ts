@@ -3,11 +3,14 @@
 // faults (kill -9, SIGSTOP/SIGCONT, restart with the same arguments and data).
 //
 //   LocalService.start ─▶ startProcess (ready line, bounded) ─▶ handle ─▶ kill/pause/restart
+//   localRuntime()     ─▶ the same for a ServiceSpec (`limbo serve <role>` from this checkout)
 import { join } from 'node:path';
 import type { ServiceRole } from '../protocol/names.js';
 import type { ServiceHandle } from '../targets/target.js';
+import { openToxiproxy } from '../targets/toxiproxy-server.js';
 import type { Cleanup } from './cleanup.js';
-import type { StartedProcess } from './process.js';
+import { startLimboService, type StartedProcess } from './process.js';
+import type { RuntimeService, ServiceRuntime, ServiceSpec } from './service-runtime.js';
 
 export interface LocalServiceSpec {
   name: string;
@@ -73,4 +76,45 @@ export function createLocalService(spec: LocalServiceSpec, runDir: string, clean
     stop,
   };
   return handle;
+}
+
+/** The local runtime: `limbo serve <role>` child processes; Toxiproxy embedded in this process. */
+export function localRuntime(): ServiceRuntime {
+  return {
+    name: 'local',
+    service(spec: ServiceSpec, runDir: string, cleanup: Cleanup): RuntimeService {
+      const args =
+        spec.dataDir === true
+          ? [...spec.args, '--data-dir', join(runDir, 'data', spec.name)]
+          : [...spec.args];
+      const svc = createLocalService(
+        {
+          name: spec.name,
+          role: spec.role,
+          start: async (logFile) => {
+            const p = await startLimboService(spec.role, args, {
+              name: spec.name,
+              logFile,
+              env: spec.env,
+              readyTimeoutMs: spec.readyTimeoutMs,
+            });
+            try {
+              await spec.onReady?.(p.ready);
+            } catch (err) {
+              // A started process the target cannot use (e.g. its proxies not re-pointed) is killed, not leaked.
+              p.kill('SIGKILL');
+              await p.exited;
+              throw err;
+            }
+            return p;
+          },
+        },
+        runDir,
+        cleanup,
+      );
+      cleanup.add(`service ${spec.name}`, () => svc.stop());
+      return { ...svc, ready: () => svc.current()?.ready };
+    },
+    toxiproxy: (url, _runDir, env) => openToxiproxy(url, { env }),
+  };
 }

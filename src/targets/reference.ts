@@ -1,6 +1,7 @@
 // The reference cluster as a target, `reference` (fixed protocol) and `reference:legacy` (the
-// seed's bug): one log server, N processors and the ingress(es) as local child processes,
-// every link through its own Toxiproxy proxy, so suites can hurt any one of them.
+// seed's bug): one log server, N processors and the ingress(es) on a runtime (local child
+// processes or containers, src/runtime/service-runtime.ts), every link through its own
+// Toxiproxy proxy, so suites can hurt any one of them.
 //
 //   client ─[client->ingress]─▶ ingress ─[ingress->processor-N]─▶ processor-N ─[processor-N->log]─▶ log
 //                                  └────────────[ingress->log]──────────────────────────────────▶ log
@@ -12,15 +13,17 @@
 // (leaderOf, transferLeadership) talks to the log's controller directly, never through a proxy.
 // Ready means every partition has a leader and each ingress answers a call end to end (unless
 // the processors are deferred for clients-before-processors), so warm-up meets a serving system.
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Proxy } from 'toxiproxy-node-client';
 import { createControllerClient, type ControllerClient } from '../protocol/grpc.js';
 import { createCleanup } from '../runtime/cleanup.js';
-import { createLocalService, type LocalService, type LocalServiceSpec } from '../runtime/local.js';
-import { startLimboService, type StartedProcess } from '../runtime/process.js';
+import {
+  createRuntime,
+  type RuntimeChoice,
+  type RuntimeName,
+  type RuntimeService,
+  type ServiceSpec,
+} from '../runtime/service-runtime.js';
 import { TimeoutError } from '../util/errors.js';
-import { openToxiproxy } from './toxiproxy-server.js';
 import type { StartedTarget, Target, TargetContext, Topology } from './target.js';
 
 export type Protocol = 'rpc' | 'legacy';
@@ -37,23 +40,27 @@ export function linkNames(topology: Topology): string[] {
   return names;
 }
 
-export function referenceTarget(protocol: Protocol): Target {
+export function referenceTarget(protocol: Protocol, runtime: RuntimeName | RuntimeChoice = 'local'): Target {
+  const choice = typeof runtime === 'string' ? { name: runtime } : runtime;
   return {
     name: protocol === 'rpc' ? 'reference' : 'reference:legacy',
-    start: (topology, ctx) => startReference(protocol, topology, ctx),
+    runtime: choice.name,
+    start: (topology, ctx) => startReference(protocol, choice, topology, ctx),
   };
 }
 
 async function startReference(
   protocol: Protocol,
+  choice: RuntimeChoice,
   topology: Topology,
   ctx: TargetContext,
 ): Promise<StartedTarget> {
   const cleanup = createCleanup();
   const readyTimeoutMs = ctx.readyTimeoutMs ?? 20_000;
   const env = ctx.env ?? process.env;
+  const runtime = await createRuntime(choice);
   try {
-    const tp = await openToxiproxy(ctx.toxiproxyUrl, { env });
+    const tp = await runtime.toxiproxy(ctx.toxiproxyUrl, ctx.runDir, env);
     cleanup.add('toxiproxy', () => tp.stop());
     const proxies = new Map<string, Proxy>();
     /** proxy name → the service it leads to, so a (re)started service re-points its proxies. */
@@ -71,21 +78,13 @@ async function startReference(
         proxies.set(name, await p.update({ enabled: true, listen: p.listen, upstream: address }));
       }
     };
-    /** A started process whose proxies cannot be re-pointed is useless: kill it rather than leak it. */
-    const repointOrKill = async (p: StartedProcess, service: string, address: string): Promise<void> => {
-      try {
-        await repoint(service, address);
-      } catch (err) {
-        p.kill('SIGKILL');
-        await p.exited;
-        throw err;
-      }
-    };
-    const services = new Map<string, LocalService>();
-    const addService = async (spec: LocalServiceSpec, startNow: boolean): Promise<LocalService> => {
-      const svc = createLocalService(spec, ctx.runDir, cleanup);
+    const services = new Map<string, RuntimeService>();
+    const addService = async (
+      spec: Omit<ServiceSpec, 'env' | 'readyTimeoutMs'>,
+      startNow: boolean,
+    ): Promise<RuntimeService> => {
+      const svc = runtime.service({ ...spec, env, readyTimeoutMs }, ctx.runDir, cleanup);
       services.set(spec.name, svc);
-      cleanup.add(`service ${spec.name}`, () => svc.stop());
       if (startNow) await svc.start();
       return svc;
     };
@@ -96,31 +95,24 @@ async function startReference(
       {
         name: 'log',
         role: 'log',
-        start: async (logFile) => {
-          const p = await startLimboService(
-            'log',
-            [
-              '--data-dir',
-              join(ctx.runDir, 'data', 'log'),
-              '--port',
-              '0',
-              '--metrics-port',
-              '0',
-              '--partitions',
-              String(topology.partitions),
-              '--failure-timeout-ms',
-              '1500',
-            ],
-            { name: 'log', logFile, env, readyTimeoutMs },
-          );
-          logAddress = p.ready.addresses['grpc'] ?? '';
-          await repointOrKill(p, 'log', logAddress);
-          return p;
+        args: [
+          '--port',
+          '0',
+          '--metrics-port',
+          '0',
+          '--partitions',
+          String(topology.partitions),
+          '--failure-timeout-ms',
+          '1500',
+        ],
+        dataDir: true,
+        onReady: async (ready) => {
+          logAddress = ready.addresses['grpc'] ?? '';
+          await repoint('log', logAddress);
         },
       },
       true,
     );
-    mkdirSync(join(ctx.runDir, 'data'), { recursive: true });
     const ingressToLog = await makeProxy('ingress->log', 'log', logAddress);
 
     // processors
@@ -132,28 +124,21 @@ async function startReference(
         {
           name: node,
           role: 'processor',
-          start: async (logFile) => {
-            const p = await startLimboService(
-              'processor',
-              [
-                '--node',
-                node,
-                '--log-address',
-                toLog.listen,
-                '--port',
-                '0',
-                '--metrics-port',
-                '0',
-                '--advertised-address',
-                advertised.listen,
-                '--protocol',
-                protocol,
-              ],
-              { name: node, logFile, env, readyTimeoutMs },
-            );
-            await repointOrKill(p, node, p.ready.addresses['grpc'] ?? PLACEHOLDER_UPSTREAM);
-            return p;
-          },
+          args: [
+            '--node',
+            node,
+            '--log-address',
+            toLog.listen,
+            '--port',
+            '0',
+            '--metrics-port',
+            '0',
+            '--advertised-address',
+            advertised.listen,
+            '--protocol',
+            protocol,
+          ],
+          onReady: (ready) => repoint(node, ready.addresses['grpc'] ?? PLACEHOLDER_UPSTREAM),
         },
         ctx.deferProcessors !== true,
       );
@@ -174,27 +159,20 @@ async function startReference(
         {
           name: node,
           role: 'ingress',
-          start: async (logFile) => {
-            const p = await startLimboService(
-              'ingress',
-              [
-                '--node',
-                node,
-                '--log-address',
-                ingressToLog.listen,
-                '--port',
-                '0',
-                '--metrics-port',
-                '0',
-                '--protocol',
-                protocol,
-              ],
-              { name: node, logFile, env, readyTimeoutMs },
-            );
-            const http = (p.ready.addresses['http'] ?? '').replace(/^https?:\/\//, '').replace(/\/.*$/, '');
-            await repointOrKill(p, node, http);
-            return p;
-          },
+          args: [
+            '--node',
+            node,
+            '--log-address',
+            ingressToLog.listen,
+            '--port',
+            '0',
+            '--metrics-port',
+            '0',
+            '--protocol',
+            protocol,
+          ],
+          onReady: (ready) =>
+            repoint(node, (ready.addresses['http'] ?? '').replace(/^https?:\/\//, '').replace(/\/.*$/, '')),
         },
         true,
       );
@@ -264,6 +242,8 @@ async function startReference(
     for (const name of linkNames(topology)) links[name] = name;
     const started: StartedTarget = {
       name: protocol === 'rpc' ? 'reference' : 'reference:legacy',
+      runtime: choice.name,
+      toxiproxyDescription: tp.description ?? 'Toxiproxy',
       ingressUrls,
       links,
       toxiproxy: tp.client,

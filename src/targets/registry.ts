@@ -1,14 +1,18 @@
-// Targets by name (`--target`): reference and reference:legacy now; docker and restat later.
+// Targets by name (`--target`) on a runtime (`--runtime`): reference and reference:legacy now;
+// restate later.
+import type { RuntimeChoice, RuntimeName } from '../runtime/service-runtime.js';
 import { UsageError } from '../util/errors.js';
 import { referenceTarget } from './reference.js';
 import type { Target } from './target.js';
 
-const registry = new Map<string, () => Target>([
-  ['reference', () => referenceTarget('rpc')],
-  ['reference:legacy', () => referenceTarget('legacy')],
+type MakeTarget = (runtime: RuntimeChoice) => Target;
+
+const registry = new Map<string, MakeTarget>([
+  ['reference', (runtime) => referenceTarget('rpc', runtime)],
+  ['reference:legacy', (runtime) => referenceTarget('legacy', runtime)],
 ]);
 
-export function registerTarget(name: string, make: () => Target): void {
+export function registerTarget(name: string, make: MakeTarget): void {
   if (registry.has(name)) throw new Error(`target ${name} is already registered`);
   registry.set(name, make);
 }
@@ -17,8 +21,8 @@ export function targetNames(): string[] {
   return [...registry.keys()];
 }
 
-export function createTarget(name: string): Target {
+export function createTarget(name: string, runtime: RuntimeName | RuntimeChoice = 'local'): Target {
   const make = registry.get(name);
   if (make === undefined) throw new UsageError(`unknown target ${name} (known: ${targetNames().join(', ')})`);
-  return make();
+  return make(typeof runtime === 'string' ? { name: runtime } : runtime);
 }

@@ -6,6 +6,7 @@
 //   Target.start(topology, ctx) ─▶ StartedTarget { ingressUrls, links, services, leaderOf, … }
 import type { Toxiproxy } from 'toxiproxy-node-client';
 import type { ServiceRole } from '../protocol/names.js';
+import type { RuntimeName } from '../runtime/service-runtime.js';
 
 export interface Topology {
   processors: number;
@@ -29,12 +30,13 @@ export interface ServiceHandle {
   readonly name: string;
   readonly role: ServiceRole | 'toxiproxy';
   isRunning(): boolean;
+  /** Its PID on this host; undefined when not running, or in a container. */
   pid(): number | undefined;
   /** The service's current /metrics URL (changes across restarts), if it is running. */
   metricsUrl(): string | undefined;
-  /** kill -9. */
+  /** kill -9 (a container: SIGKILL to it); resolves once it has exited. */
   kill(): Promise<void>;
-  /** SIGSTOP / SIGCONT. */
+  /** SIGSTOP / SIGCONT (a container: docker pause / unpause). */
   pause(): Promise<void>;
   resume(): Promise<void>;
   /** Starts it again with the same arguments and data (stopping it first if it runs). */
@@ -44,6 +46,10 @@ export interface ServiceHandle {
 
 export interface StartedTarget extends AsyncDisposable {
   readonly name: string;
+  /** Where its services run (default local). */
+  readonly runtime?: RuntimeName;
+  /** What serves its Toxiproxy API, for messages. */
+  readonly toxiproxyDescription?: string;
   readonly ingressUrls: readonly string[];
   /** Link name (`client->ingress`, `ingress->processor-1`, …) → Toxiproxy proxy name. */
   readonly links: Readonly<Record<string, string>>;
@@ -63,6 +69,8 @@ export interface StartedTarget extends AsyncDisposable {
 
 export interface Target {
   readonly name: string;
+  /** The runtime its services start on (default local). */
+  readonly runtime?: RuntimeName;
   start(topology: Topology, ctx: TargetContext): Promise<StartedTarget>;
 }
 

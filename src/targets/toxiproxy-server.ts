@@ -10,6 +10,8 @@ export interface ToxiproxyHandle {
   client: Toxiproxy;
   /** Stops the embedded server (a given external server is left running). */
   stop(): Promise<void>;
+  /** What serves it, for messages (e.g. "embedded", "limbo proxy container …"). */
+  description?: string;
 }
 
 interface EmbeddedModule {
@@ -37,7 +39,7 @@ export async function openToxiproxy(
     } catch (err) {
       throw new ToxiproxyUnavailableError(`no Toxiproxy answers at ${given}`, { cause: err });
     }
-    return { url: given, client, stop: () => Promise.resolve() };
+    return { url: given, client, stop: () => Promise.resolve(), description: `Toxiproxy at ${given}` };
   }
   // A variable specifier: resolved at run time, so this compiles before src/proxy/ lands.
   const specifier = '../proxy/server.js';
@@ -55,5 +57,10 @@ export async function openToxiproxy(
     port: 0,
     ...(options.random !== undefined ? { random: options.random } : {}),
   });
-  return { url: server.url, client: new Toxiproxy(server.url), stop: () => server.stop() };
+  return {
+    url: server.url,
+    client: new Toxiproxy(server.url),
+    stop: () => server.stop(),
+    description: 'embedded server',
+  };
 }

@@ -1,6 +1,7 @@
 // Interrupting a process that started containers leaves none behind: its reaper (a
 // detached child) removes them when the process dies by SIGKILL or by an unhandled Ctrl-C,
-// then exits itself. Skips when no engine or image is there.
+// then exits itself; and Ctrl-C of `limbo run --runtime docker` mid-run removes every
+// container of the run before the command exits (130). Skips when no engine or image is there.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -9,7 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { LABEL_RUN, listContainersByLabel, removeRunContainers } from '../../src/runtime/docker.js';
+import { limboCommand } from '../../src/runtime/process.js';
 import { dockerClient } from '../../src/runtime/docker-engine.js';
 import { dockerTestEnv } from '../helpers/docker.js';
 
@@ -91,3 +94,49 @@ for (const signal of ['SIGKILL', 'SIGINT'] as const) {
     }
   });
 }
+
+/** Containers (running or not) whose run id this process gave: `p<pid>-…` (processRunId). */
+async function containersOfProcess(pid: number): Promise<string[]> {
+  const client = await dockerClient();
+  const all = await client.container.dockerode.listContainers({ all: true, filters: { label: [LABEL_RUN] } });
+  return all.filter((c) => c.Labels[LABEL_RUN]?.startsWith(`p${pid}-`)).map((c) => c.Names.join(','));
+}
+
+test(
+  'Ctrl-C of limbo run --runtime docker removes every container of the run, then exits 130',
+  { skip },
+  async () => {
+    const suite = fileURLToPath(new URL('../../../chaos/leader-kill.ts', import.meta.url));
+    const cmd = limboCommand();
+    const child = spawn(
+      cmd.command,
+      [...cmd.args, 'run', suite, '--runtime', 'docker', '--seed', '1', '--out', join(runDir, 'runs')],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const pid = child.pid!;
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      // Mid-run: the workload runs (warm-up or later) against the whole topology in containers.
+      await waitFor(
+        'the run in its warm-up',
+        () => /warm-up|chaos/.test(output) || child.exitCode !== null,
+        120_000,
+      );
+      assert.equal(child.exitCode, null, output);
+      const during = await containersOfProcess(pid);
+      assert.equal(during.length, 6, `toxiproxy, log, 3 processors, ingress: ${during.join(' ')}`);
+
+      child.kill('SIGINT');
+      const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r('timeout'), 60_000))]);
+      assert.equal(code, 130, output);
+      assert.match(output, /SIGINT: stopping leader-kill, cleaning up/);
+      // Removed by the run's own cleanup, before it exited (not left for the reaper).
+      assert.deepEqual(await containersOfProcess(pid), []);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  },
+);

@@ -1,0 +1,144 @@
+// The docker runtime behind `--runtime docker`: each `limbo serve <role>` a container of the
+// services image on the host network (so ports, proxies and the runner's OTLP receiver on
+// 127.0.0.1 work unchanged), with the local runtime's semantics: kill = SIGKILL to the
+// container, pause = `docker pause`, restart = the same container started again (same
+// arguments, same filesystem, so the log's data survives a kill -9 exactly as on disk
+// locally), output in <runDir>/logs/<name>.log, and every container removed on stop, on
+// Ctrl-C (the run's cleanup) and when this process dies (the reaper).
+//
+//   service(spec) ─first start─▶ startContainerService (labels: run id of this runtime)
+//                 ─later starts─▶ container.restart()
+//   toxiproxy()  ─▶ url given? use it : LIMBO_DOCKER_TOXIPROXY=embedded? in this process
+//                                     : a container (official image if present, else `limbo proxy`)
+import { Toxiproxy } from 'toxiproxy-node-client';
+import { openToxiproxy, type ToxiproxyHandle } from '../targets/toxiproxy-server.js';
+import { metricsUrlOf } from './local.js';
+import type { Cleanup } from './cleanup.js';
+import { processRunId, startContainerService, type StartedContainer } from './docker.js';
+import { dockerImages } from './docker-images.js';
+import { startProxyContainer } from './docker-proxy.js';
+import { UsageError } from '../util/errors.js';
+import type { RuntimeService, ServiceRuntime, ServiceSpec } from './service-runtime.js';
+
+/** Where a service keeps its data inside its container (the image's /tmp is writable by `node`). */
+export const CONTAINER_DATA_ROOT = '/tmp/limbo-data';
+/** Containers start slower than processes (engine calls, a log stream): a floor on the ready wait. */
+const MIN_READY_TIMEOUT_MS = 60_000;
+const STOP_GRACE_MS = 3000;
+
+export interface DockerRuntimeOptions {
+  /** Labels every container of this runtime (for `removeRunContainers`); default: unique per runtime. */
+  runId?: string;
+  /** Image names (LIMBO_*_IMAGE) and LIMBO_DOCKER_TOXIPROXY; default process.env. */
+  env?: NodeJS.ProcessEnv;
+}
+
+let runtimes = 0;
+
+/** The environment a service container gets: limbo's and OpenTelemetry's variables only (not the host's PATH, HOME…). */
+export function containerEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env))
+    if (value !== undefined && (key.startsWith('LIMBO_') || key.startsWith('OTEL_'))) out[key] = value;
+  return out;
+}
+
+export function createDockerRuntime(options: DockerRuntimeOptions = {}): ServiceRuntime {
+  const runId = options.runId ?? `${processRunId()}-${++runtimes}`;
+  const settings = options.env ?? process.env;
+  const image = dockerImages(settings).services;
+  return {
+    name: 'docker',
+    service: (spec, runDir, cleanup) => dockerService(spec, runDir, cleanup, runId, image),
+    async toxiproxy(url, runDir, env): Promise<ToxiproxyHandle> {
+      const mode = settings['LIMBO_DOCKER_TOXIPROXY'] ?? 'container';
+      if (mode !== 'container' && mode !== 'embedded')
+        throw new UsageError(`LIMBO_DOCKER_TOXIPROXY=${mode}: expected container or embedded`);
+      if ((url ?? env['LIMBO_TOXIPROXY_URL'] ?? '') !== '' || mode === 'embedded')
+        return openToxiproxy(url, { env });
+      const proxy = await startProxyContainer({ name: 'toxiproxy', runDir, runId }, settings);
+      return {
+        url: proxy.apiUrl,
+        client: new Toxiproxy(proxy.apiUrl),
+        stop: () => proxy.stop(1000),
+        description: `${proxy.implementation === 'toxiproxy' ? 'Toxiproxy' : 'limbo proxy'} container ${proxy.containerName}`,
+      };
+    },
+  };
+}
+
+function dockerService(
+  spec: ServiceSpec,
+  runDir: string,
+  cleanup: Cleanup,
+  runId: string,
+  image: string,
+): RuntimeService {
+  const args =
+    spec.dataDir === true
+      ? [...spec.args, '--data-dir', `${CONTAINER_DATA_ROOT}/${spec.name}`]
+      : [...spec.args];
+  const readyTimeoutMs = Math.max(spec.readyTimeoutMs, MIN_READY_TIMEOUT_MS);
+  let container: StartedContainer | undefined;
+  let starting: Promise<void> | undefined;
+  const running = (): boolean => container?.isRunning() ?? false;
+
+  const startOnce = async (): Promise<void> => {
+    let c = container;
+    if (c === undefined) {
+      c = container = await startContainerService({
+        name: spec.name,
+        role: spec.role,
+        image,
+        args,
+        env: containerEnv(spec.env),
+        runDir,
+        runId,
+        readyTimeoutMs,
+      });
+    } else {
+      await c.restart(STOP_GRACE_MS);
+    }
+    try {
+      await spec.onReady?.(c.ready);
+    } catch (err) {
+      await c.kill('SIGKILL').catch(() => undefined);
+      await c.exited;
+      throw err;
+    }
+  };
+  const start = (): Promise<void> =>
+    (starting ??= startOnce().finally(() => {
+      starting = undefined;
+    }));
+  const stop = async (): Promise<void> => {
+    const c = container;
+    container = undefined;
+    await c?.stop(STOP_GRACE_MS);
+  };
+  cleanup.add(`container ${spec.name}`, stop);
+
+  return {
+    name: spec.name,
+    role: spec.role,
+    start,
+    ready: () => container?.ready,
+    isRunning: running,
+    // A container's process lives in another PID namespace: no PID of ours to give.
+    pid: () => undefined,
+    metricsUrl: () => (running() ? metricsUrlOf(container?.ready.addresses['metrics']) : undefined),
+    async kill() {
+      if (!running()) return;
+      await container!.kill('SIGKILL');
+      await container!.exited;
+    },
+    pause: async () => {
+      if (running()) await container!.pause();
+    },
+    resume: async () => {
+      await container?.resume();
+    },
+    restart: start,
+    stop,
+  };
+}
