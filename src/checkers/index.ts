@@ -8,3 +8,4 @@ export { leadershipChanged, type LeadershipChangedOptions } from './leadership-c
 export { exactlyOnce } from './exactly-once.js';
 export { idempotentRetriesAgree } from './idempotent-retries-agree.js';
 export { faultsHitTraffic } from './faults-hit-traffic.js';
+export { partitionLeadership, leadershipTimeline } from './partition-leadership.js';

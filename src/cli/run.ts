@@ -5,6 +5,7 @@
 import { relative } from 'node:path';
 import { combineVerdicts, type Verdict } from '../checkers/checker.js';
 import { loadSuites } from '../runner/load-suites.js';
+import { skipReasonFor } from '../runner/suite.js';
 import { runSuite, type Progress } from '../runner/run-suite.js';
 import { createCleanup } from '../runtime/cleanup.js';
 import { createTarget, targetNames } from '../targets/registry.js';
@@ -46,7 +47,7 @@ function formatProgress(p: Progress): string {
 export function formatVerdict(v: VerdictFile): string {
   const lines = [`${v.suite} [${v.target}] seed ${v.seed}: ${v.verdict.toUpperCase()}`];
   for (const c of v.checks) {
-    lines.push(`  ${c.verdict.padEnd(12)} ${c.name}: ${c.summary}`);
+    lines.push(`  ${(c.skipped !== undefined ? 'skipped' : c.verdict).padEnd(12)} ${c.name}: ${c.summary}`);
     const ids = c.evidence.invocationIds ?? [];
     if (c.verdict !== 'pass' && ids.length > 0)
       lines.push(
@@ -76,7 +77,13 @@ export function summaryTable(verdicts: readonly VerdictFile[]): string {
   return out;
 }
 
-export type DocumentedVerdict = 'pass' | 'fail' | 'either';
+export type DocumentedVerdict = 'pass' | 'fail' | 'either' | 'skipped';
+
+/** The check a suite skipped on a target reports (suite.skipOn / onlyOn). */
+export const SKIPPED_CHECK = 'targetSupported';
+
+const wasSkipped = (v: VerdictFile): boolean =>
+  v.checks.some((c) => c.name === SKIPPED_CHECK && c.skipped !== undefined);
 
 /** The verdicts that differ from what their suite documents for the target (in run order). */
 export function undocumentedVerdicts(
@@ -85,8 +92,41 @@ export function undocumentedVerdicts(
 ): VerdictFile[] {
   return verdicts.filter((v, i) => {
     const expected = documented[i]?.expected;
+    if (expected === 'skipped') return !wasSkipped(v);
+    if (wasSkipped(v)) return true;
     return expected === 'either' ? v.verdict !== 'pass' && v.verdict !== 'fail' : v.verdict !== expected;
   });
+}
+
+/** The verdict of a suite not run on a target: inconclusive, one skipped check with the reason. */
+export function skippedVerdict(
+  suite: string,
+  target: string,
+  seed: number,
+  replay: string,
+  reason: string,
+): VerdictFile {
+  return {
+    suite,
+    target,
+    seed,
+    verdict: 'inconclusive',
+    startedAt: new Date().toISOString(),
+    durationMs: 0,
+    ops: { total: 0, ok: 0, fail: 0, info: 0, open: 0 },
+    faults: 0,
+    checks: [
+      {
+        name: SKIPPED_CHECK,
+        verdict: 'inconclusive',
+        summary: `not run on ${target}: ${reason}`,
+        evidence: { details: { reason } },
+        skipped: reason,
+      },
+    ],
+    replay,
+    runErrors: [],
+  };
 }
 
 export const runCommand: Command = {
@@ -113,17 +153,27 @@ export const runCommand: Command = {
     const verdicts: VerdictFile[] = [];
     const documented: { suite: string; expected: DocumentedVerdict }[] = [];
     for (const { file, suite } of suites) {
+      const skipReason = skipReasonFor(suite, o.target);
       documented.push({
         suite: suite.name,
-        expected: suite.timingDependentOn.includes(o.target)
-          ? 'either'
-          : suite.expectedToFailOn.includes(o.target)
-            ? 'fail'
-            : 'pass',
+        expected:
+          skipReason !== undefined
+            ? 'skipped'
+            : suite.timingDependentOn.includes(o.target)
+              ? 'either'
+              : suite.expectedToFailOn.includes(o.target)
+                ? 'fail'
+                : 'pass',
       });
       const shown = relative(process.cwd(), file) || file;
       const replay = `npx limbo run ${shown} --target ${o.target} --seed ${seed}`;
       process.stdout.write(`\n== ${suite.name}: ${suite.why}\n`);
+      if (skipReason !== undefined) {
+        const skipped = skippedVerdict(suite.name, o.target, seed, replay, skipReason);
+        verdicts.push(skipped);
+        process.stdout.write(formatVerdict(skipped) + '\n');
+        continue;
+      }
       const cleanup = createCleanup();
       const uninstall = cleanup.installSignalHandlers((signal) =>
         process.stderr.write(`\n${signal}: stopping ${suite.name}, cleaning up…\n`),

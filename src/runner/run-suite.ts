@@ -8,7 +8,7 @@
 // Everything started is registered with the run's cleanup, so an error or Ctrl-C at any point
 // still stops every process, proxy and toxic. One seed drives the workload and the faults.
 import { faultsHitTraffic } from '../checkers/faults-hit-traffic.js';
-import { runCheckers, result, type CheckResult, type Checker } from '../checkers/checker.js';
+import { runCheckersOn, result, type CheckResult, type Checker } from '../checkers/checker.js';
 import { startSchedule, type ActiveFault } from '../faults/schedule.js';
 import { buildVerdict, writeReport, type VerdictFile } from '../report/write-report.js';
 import { createRunDir, pointLatest } from '../report/run-dir.js';
@@ -26,7 +26,7 @@ import { startOtlpReceiver } from '../telemetry/otlp-receiver.js';
 import { createTracing } from '../telemetry/tracing.js';
 import type { RunData } from './run-data.js';
 import { createRunnerMetrics } from './runner-metrics.js';
-import { startScraper } from './scraper.js';
+import { keepLimboMetrics, startScraper } from './scraper.js';
 import type { Suite } from './suite.js';
 
 export type Phase = 'start' | 'warm-up' | 'chaos' | 'heal' | 'converge' | 'check' | 'report' | 'done';
@@ -116,6 +116,7 @@ export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<
     const untarget = cleanup.add(`target ${target.name}`, () => target.stop());
     const scraper = startScraper({
       clock,
+      keep: (name) => keepLimboMetrics(name) || (target.keepMetric?.(name) ?? false),
       intervalMs: options.scrapeIntervalMs ?? 250,
       targets: () => {
         const t: Record<string, string | undefined> = {
@@ -132,6 +133,8 @@ export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<
     run.phases.warmupStartMs = clock.nowMs();
     const workload = startWorkload({
       ...suite.workload,
+      ...targetWorkloadLimits(suite.workload.maxRatePerSec, target.workloadLimits?.maxRatePerSec),
+      ...(target.clientApi !== undefined ? { api: target.clientApi } : {}),
       baseUrls: target.ingressUrls,
       random: random.fork('workload'),
       history,
@@ -183,7 +186,12 @@ export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<
       runErrors.push(`fault ${s.fault} on ${s.describe} at ${s.atMs} ms was not injected`);
 
     enter('check');
-    const checks = checkRun(suite.expect, run, runErrors);
+    const checks = checkRun(
+      [...suite.expect, ...(target.extraCheckers ?? [])],
+      run,
+      runErrors,
+      target.missingSignals,
+    );
 
     enter('report');
     untarget();
@@ -205,6 +213,12 @@ export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<
     await cleanup.runAll();
     await history.close();
   }
+}
+
+/** The lower of the suite's and the target's op-rate caps, if any. */
+function targetWorkloadLimits(suiteCap?: number, targetCap?: number): { maxRatePerSec?: number } {
+  const caps = [suiteCap, targetCap].filter((c): c is number => c !== undefined);
+  return caps.length > 0 ? { maxRatePerSec: Math.min(...caps) } : {};
 }
 
 interface RunTracing {
@@ -267,11 +281,12 @@ export function checkRun(
   expect: readonly Checker[],
   run: RunData,
   runErrors: readonly string[],
+  missingSignals?: Readonly<Record<string, string>>,
 ): CheckResult[] {
   const checkers = [...expect];
   if (!checkers.some((c) => c.name === 'faultsHitTraffic') && run.faults.length > 0)
     checkers.push(faultsHitTraffic());
-  const checks = runCheckers(checkers, run);
+  const checks = runCheckersOn(checkers, run, missingSignals);
   if (runErrors.length > 0)
     checks.push(
       result('scheduleApplied', 'inconclusive', `${runErrors.length} problem(s) applying the schedule`, {

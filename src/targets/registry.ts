@@ -1,11 +1,13 @@
-// Targets by name (`--target`): reference and reference:legacy now; docker and restat later.
+// Targets by name (`--target`): reference, reference:legacy and restate (the real server).
 import { UsageError } from '../util/errors.js';
 import { referenceTarget } from './reference.js';
+import { restateTarget } from './restate/target.js';
 import type { Target } from './target.js';
 
 const registry = new Map<string, () => Target>([
   ['reference', () => referenceTarget('rpc')],
   ['reference:legacy', () => referenceTarget('legacy')],
+  ['restate', () => restateTarget()],
 ]);
 
 export function registerTarget(name: string, make: () => Target): void {
