@@ -50,6 +50,7 @@ export {
   exactlyOnce,
   idempotentRetriesAgree,
   faultsHitTraffic,
+  partitionLeadership,
   registerChecker,
   checkerNames,
   combineVerdicts,

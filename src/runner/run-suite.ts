@@ -24,7 +24,7 @@ import type { Span } from '@opentelemetry/api';
 import { silentLogger } from '../telemetry/logger.js';
 import { startOtlpReceiver } from '../telemetry/otlp-receiver.js';
 import { createTracing } from '../telemetry/tracing.js';
-import type { RunData } from './run-data.js';
+import type { HistoryOp, RunData } from './run-data.js';
 import { createRunnerMetrics } from './runner-metrics.js';
 import { keepLimboMetrics, startScraper } from './scraper.js';
 import type { Suite } from './suite.js';
@@ -177,6 +177,7 @@ export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<
     run.phases.deadlineMs = clock.nowMs();
     await workload.stop(0);
     await workload.finalReads();
+    await nameUnnamedInvocations(history.ops, target.resolveInvocationIds, log);
     await scraper.scrapeOnce();
     await scraper.stop();
     run.series = scraper.samples;
@@ -187,7 +188,10 @@ export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<
 
     enter('check');
     const checks = checkRun(
-      [...suite.expect, ...(target.extraCheckers ?? [])],
+      [
+        ...suite.expect,
+        ...(target.extraCheckers ?? []).filter((c) => !suite.expect.some((e) => e.name === c.name)),
+      ],
       run,
       runErrors,
       target.missingSignals,
@@ -212,6 +216,37 @@ export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<
     clearInterval(progress);
     await cleanup.runAll();
     await history.close();
+  }
+}
+
+const MAX_RESOLVED = 1000;
+
+/**
+ * Ops that never learnt their invocation id (hung, or ended without an answer naming it) get
+ * the id the target assigned to their idempotency key, if it can tell (bounded, best effort).
+ */
+async function nameUnnamedInvocations(
+  ops: readonly HistoryOp[],
+  resolve: ((keys: readonly string[]) => Promise<Map<string, string>>) | undefined,
+  log: (line: string) => void,
+): Promise<void> {
+  if (resolve === undefined) return;
+  const named = new Set<number>();
+  for (const op of ops) if (op.invocationId !== undefined) named.add(op.opId);
+  const byKey = new Map<string, HistoryOp[]>();
+  for (const op of ops) {
+    const key = op.request?.idempotencyKey;
+    if (key === undefined || named.has(op.opId)) continue;
+    if (!byKey.has(key) && byKey.size >= MAX_RESOLVED) continue;
+    byKey.set(key, [...(byKey.get(key) ?? []), op]);
+  }
+  if (byKey.size === 0) return;
+  try {
+    const ids = await resolve([...byKey.keys()]);
+    for (const [key, id] of ids) for (const op of byKey.get(key) ?? []) op.invocationId = id;
+    log(`named ${ids.size} of ${byKey.size} unnamed invocations from their idempotency keys`);
+  } catch (err) {
+    log(`could not name unnamed invocations: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
 

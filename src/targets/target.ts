@@ -73,6 +73,11 @@ export interface StartedTarget extends AsyncDisposable {
   keepMetric?(name: string): boolean;
   /** Checks every run on this target gets (e.g. its leadership timeline). */
   readonly extraCheckers?: readonly Checker[];
+  /**
+   * Invocation ids the target assigned to idempotency keys whose call never named one (e.g. a
+   * hung call), asked after the run so the verdict names real invocations; bounded.
+   */
+  resolveInvocationIds?(idempotencyKeys: readonly string[]): Promise<Map<string, string>>;
   /** Caps this target puts on any suite's workload (e.g. a rate the machine can take). */
   readonly workloadLimits?: Pick<WorkloadSpec, 'maxRatePerSec'>;
   stop(): Promise<void>;

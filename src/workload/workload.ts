@@ -73,7 +73,7 @@ export function startWorkload(options: WorkloadOptions): StartedWorkload {
       history: options.history,
       random: options.random.fork(`client-${process}`),
       process,
-      baseUrl: options.baseUrls[process % options.baseUrls.length]!,
+      baseUrl: options.baseUrls[Math.abs(process) % options.baseUrls.length]!,
       opTimeoutMs,
       counterKeys,
       nextKey: () => `p${process}-${options.random.seed}-${n++}`,

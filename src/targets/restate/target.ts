@@ -17,6 +17,7 @@
 // fault kills every node (-9) while the clients already call and starts them again on heal —
 // a cold start of every partition processor with traffic waiting (Restate's processors and
 // ingress live in one process, so "processors down, ingress up" does not exist here).
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Proxy } from 'toxiproxy-node-client';
 import { partitionLeadership } from '../../checkers/partition-leadership.js';
@@ -27,6 +28,7 @@ import { restateClientApi } from '../../workload/client-api.js';
 import { openToxiproxy } from '../toxiproxy-server.js';
 import { TargetError, type ServiceHandle, type StartedTarget, type Target } from '../target.js';
 import { startRestateCluster, type RestateNode } from './cluster.js';
+import { invocationsByIdempotencyKey } from './invocations.js';
 import { startLeadershipObserver } from './leadership-observer.js';
 import { restateSignals } from './signals.js';
 
@@ -196,6 +198,15 @@ export function restateTarget(): Target {
             ),
           startProcessors: async () => {
             for (const n of cluster.nodes) if (!n.isRunning()) await n.start();
+          },
+          resolveInvocationIds: async (keys) => {
+            const live = cluster.nodes.filter((n) => n.isRunning() && !n.isPaused()).map((n) => n.adminUrl);
+            const found = await invocationsByIdempotencyKey(live, keys);
+            writeFileSync(
+              join(ctx.runDir, 'restate-invocations.json'),
+              JSON.stringify(Object.fromEntries(found), null, 2) + '\n',
+            );
+            return new Map([...found].map(([k, v]) => [k, v.id]));
           },
           clientApi: restateClientApi,
           missingSignals: restateMissingSignals(),
