@@ -177,7 +177,11 @@ export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<
     run.phases.deadlineMs = clock.nowMs();
     await workload.stop(0);
     await workload.finalReads();
-    await nameUnnamedInvocations(history.ops, target.resolveInvocationIds, log);
+    await nameUnnamedInvocations(
+      history.ops,
+      target.resolveInvocationIds === undefined ? undefined : (keys) => target.resolveInvocationIds!(keys),
+      log,
+    );
     await scraper.scrapeOnce();
     await scraper.stop();
     run.series = scraper.samples;
