@@ -28,5 +28,8 @@ export default defineSuite({
     exactlyOnce(),
     leadershipChanged(),
   ],
-  expectedToFailOn: ['reference:legacy'],
+  // restate (1.7.12) failed it in every run so far (2 of 2, seeds 4 and 5): 1-3 of 350-500
+  // calls made while a node was shutting down (SIGTERM, shutdown-timeout 5 s) and restarting
+  // ended 8-9 s later, past the 6 s bound; their invocation ids are in the verdict.
+  expectedToFailOn: ['reference:legacy', 'restate'],
 });

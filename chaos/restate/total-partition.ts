@@ -2,7 +2,11 @@
 // proxy of each node's fabric port down), then healed. After the heal every partition must
 // have exactly one leader and calls to every partition must succeed again within a bound.
 // Seen in a probe: one partition stuck between candidate and leader for minutes after the
-// heal, once in two runs, so restate's verdict here is timing-dependent (documented below).
+// heal, once in two runs (partitionLeadership catches that, timing-dependent). What limbo saw
+// every time instead (seeds 3 and 5, 2 of 2 runs, and CI): the calls in flight when the
+// partition began (5-7) completed in Restate (`sys_invocation` status completed) but their
+// clients never got the answer, and gave up after 30 s, 9 s after the heal. So restate's
+// documented verdict here is fail.
 // Calls go to random partitions (plain calls) and to 16 counter keys spread over the 8
 // partitions, so a stuck partition leaves calls hanging past the bound.
 import { at, defineSuite, linkDown, noClientLeftHanging, partitionLeadership } from 'limbo';
@@ -20,5 +24,5 @@ export default defineSuite({
   converge: '20s',
   expect: [noClientLeftHanging({ withinMsAfterHeal: 15_000 }), partitionLeadership({ stuckAfterMs: 10_000 })],
   onlyOn: { targets: ['restate'], reason: 'partitions the fabric of a Restate cluster (`*->node-N`)' },
-  timingDependentOn: ['restate'],
+  expectedToFailOn: ['restate'],
 });
