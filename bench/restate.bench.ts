@@ -63,6 +63,9 @@ async function measure(t: StartedTarget): Promise<Figures> {
   });
   await new Promise((r) => setTimeout(r, KILL_LOAD_MS));
   const victim = await t.leaderOf(0);
+  // Kill with calls in flight: wait (bounded) until a few are open.
+  const waitUntil = Date.now() + 5000;
+  while (h2.inFlight() < 3 && Date.now() < waitUntil) await new Promise((r) => setTimeout(r, 2));
   const open = new Set(h2.openOps().map((o) => o.opId));
   const killedAt = clock.nowMs();
   if (victim !== undefined) await t.services.get(victim)?.kill();
