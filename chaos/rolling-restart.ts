@@ -28,8 +28,10 @@ export default defineSuite({
     exactlyOnce(),
     leadershipChanged(),
   ],
-  // restate (1.7.12) failed it in every run so far (2 of 2, seeds 4 and 5): 1-3 of 350-500
+  expectedToFailOn: ['reference:legacy'],
+  // restate (1.7.12) failed it in 2 of 3 runs (seeds 4, 5; seed 21 passed): 1-3 of 350-500
   // calls made while a node was shutting down (SIGTERM, shutdown-timeout 5 s) and restarting
-  // ended 8-9 s later, past the 6 s bound; their invocation ids are in the verdict.
-  expectedToFailOn: ['reference:legacy', 'restate'],
+  // ended 8-9 s later, past the 6 s bound (their invocation ids are in the verdict). Timing-
+  // dependent, so --expect-documented accepts either verdict on restate.
+  timingDependentOn: ['restate'],
 });
