@@ -29,4 +29,9 @@ export default defineSuite({
     leadershipChanged(),
   ],
   expectedToFailOn: ['reference:legacy'],
+  // restate (1.7.12) failed it in 2 of 3 runs (seeds 4, 5; seed 21 passed): 1-3 of 350-500
+  // calls made while a node was shutting down (SIGTERM, shutdown-timeout 5 s) and restarting
+  // ended 8-9 s later, past the 6 s bound (their invocation ids are in the verdict). Timing-
+  // dependent, so --expect-documented accepts either verdict on restate.
+  timingDependentOn: ['restate'],
 });

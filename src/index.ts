@@ -53,6 +53,7 @@ export {
   promql,
   type PromqlOptions,
   type PromqlExpect,
+  partitionLeadership,
   registerChecker,
   checkerNames,
   combineVerdicts,

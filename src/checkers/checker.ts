@@ -17,11 +17,44 @@ export interface CheckResult {
   verdict: Verdict;
   summary: string;
   evidence: Evidence;
+  /** Set when the check could not be made on this target (its signals are missing): why. */
+  skipped?: string;
 }
 
 export interface Checker {
   readonly name: string;
+  /** The canonical signals (metric names) it reads; when a target lacks all of them it is skipped. */
+  readonly needs?: readonly string[];
   check(run: RunData): CheckResult;
+}
+
+/** The verdict of a run's checks; skipped checks count for nothing. */
+export function verdictOf(checks: readonly CheckResult[]): Verdict {
+  return combineVerdicts(checks.filter((c) => c.skipped === undefined).map((c) => c.verdict));
+}
+
+/**
+ * Runs the checkers a target can serve; one whose every needed signal the target lacks is
+ * reported as skipped (verdict inconclusive, not counted) with the target's reason.
+ */
+export function runCheckersOn(
+  checkers: readonly Checker[],
+  run: RunData,
+  missingSignals: Readonly<Record<string, string>> = {},
+): CheckResult[] {
+  return checkers.flatMap((c) => {
+    const needs = c.needs ?? [];
+    if (needs.length > 0 && needs.every((n) => missingSignals[n] !== undefined)) {
+      const why = needs.map((n) => `${n}: ${missingSignals[n]}`).join('; ');
+      return [
+        {
+          ...result(c.name, 'inconclusive', `skipped on ${run.target}: ${why}`, { details: { needs } }),
+          skipped: why,
+        },
+      ];
+    }
+    return runCheckers([c], run);
+  });
 }
 
 const rank: Record<Verdict, number> = { pass: 0, inconclusive: 1, fail: 2 };

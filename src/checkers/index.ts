@@ -9,3 +9,4 @@ export { exactlyOnce } from './exactly-once.js';
 export { idempotentRetriesAgree } from './idempotent-retries-agree.js';
 export { faultsHitTraffic } from './faults-hit-traffic.js';
 export { promql, promqlQueryOf, type PromqlOptions, type PromqlExpect, type PromqlQuery } from './promql.js';
+export { partitionLeadership, leadershipTimeline } from './partition-leadership.js';

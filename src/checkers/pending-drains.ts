@@ -17,6 +17,7 @@ export function pendingDrains(options: PendingDrainsOptions = {}): Checker {
   const name = 'pendingDrains';
   return {
     name,
+    needs: names,
     check(run: RunData): CheckResult {
       const heal = finalHealMs(run) ?? 0;
       // Judged at the deadline: later samples (after the runner aborted open ops) say nothing.

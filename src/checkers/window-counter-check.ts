@@ -17,6 +17,7 @@ export interface WindowCounterSpec {
 export function windowCounterChecker(spec: WindowCounterSpec): Checker {
   return {
     name: spec.name,
+    needs: spec.metrics,
     check(run: RunData): CheckResult {
       const windows = run.faults.filter(spec.relevant);
       if (windows.length === 0) return result(spec.name, 'inconclusive', `no ${spec.what} was injected`);

@@ -5,7 +5,8 @@
 import { relative } from 'node:path';
 import { combineVerdicts, type Verdict } from '../checkers/checker.js';
 import { loadSuites } from '../runner/load-suites.js';
-import { runSuite, type Progress } from '../runner/run-suite.js';
+import { skipReasonFor } from '../runner/suite.js';
+import { runSuite } from '../runner/run-suite.js';
 import { createCleanup } from '../runtime/cleanup.js';
 import { createTarget, targetNames } from '../targets/registry.js';
 import { UsageError } from '../util/errors.js';
@@ -14,6 +15,7 @@ import { randomSeed } from '../util/random.js';
 import type { VerdictFile } from '../report/write-report.js';
 import type { Command } from './command.js';
 import { exitCodes } from './command.js';
+import { progressPrinter } from './progress.js';
 import { chooseRuntime, dockerRunOptions } from './docker-options.js';
 import { runPrometheusChoice } from './run-prometheus-choice.js';
 
@@ -47,15 +49,10 @@ export function exitCodeOf(verdict: Verdict): number {
   return verdict === 'pass' ? exitCodes.pass : verdict === 'fail' ? exitCodes.fail : exitCodes.inconclusive;
 }
 
-function formatProgress(p: Progress): string {
-  const faults = p.activeFaults.map((f) => `${f.fault}@${f.target}`).join(' ') || '-';
-  return `${p.suite} ${p.phase.padEnd(8)} ${(p.elapsedMs / 1000).toFixed(1).padStart(6)}s  ops ${p.opsDone} done, ${p.opsInFlight} in flight  faults ${faults}`;
-}
-
 export function formatVerdict(v: VerdictFile): string {
   const lines = [`${v.suite} [${v.target}] seed ${v.seed}: ${v.verdict.toUpperCase()}`];
   for (const c of v.checks) {
-    lines.push(`  ${c.verdict.padEnd(12)} ${c.name}: ${c.summary}`);
+    lines.push(`  ${(c.skipped !== undefined ? 'skipped' : c.verdict).padEnd(12)} ${c.name}: ${c.summary}`);
     const ids = c.evidence.invocationIds ?? [];
     if (c.verdict !== 'pass' && ids.length > 0)
       lines.push(
@@ -85,7 +82,13 @@ export function summaryTable(verdicts: readonly VerdictFile[]): string {
   return out;
 }
 
-export type DocumentedVerdict = 'pass' | 'fail' | 'either';
+export type DocumentedVerdict = 'pass' | 'fail' | 'either' | 'skipped';
+
+/** The check a suite skipped on a target reports (suite.skipOn / onlyOn). */
+export const SKIPPED_CHECK = 'targetSupported';
+
+const wasSkipped = (v: VerdictFile): boolean =>
+  v.checks.some((c) => c.name === SKIPPED_CHECK && c.skipped !== undefined);
 
 /** The verdicts that differ from what their suite documents for the target (in run order). */
 export function undocumentedVerdicts(
@@ -94,8 +97,41 @@ export function undocumentedVerdicts(
 ): VerdictFile[] {
   return verdicts.filter((v, i) => {
     const expected = documented[i]?.expected;
+    if (expected === 'skipped') return !wasSkipped(v);
+    if (wasSkipped(v)) return true;
     return expected === 'either' ? v.verdict !== 'pass' && v.verdict !== 'fail' : v.verdict !== expected;
   });
+}
+
+/** The verdict of a suite not run on a target: inconclusive, one skipped check with the reason. */
+export function skippedVerdict(
+  suite: string,
+  target: string,
+  seed: number,
+  replay: string,
+  reason: string,
+): VerdictFile {
+  return {
+    suite,
+    target,
+    seed,
+    verdict: 'inconclusive',
+    startedAt: new Date().toISOString(),
+    durationMs: 0,
+    ops: { total: 0, ok: 0, fail: 0, info: 0, open: 0 },
+    faults: 0,
+    checks: [
+      {
+        name: SKIPPED_CHECK,
+        verdict: 'inconclusive',
+        summary: `not run on ${target}: ${reason}`,
+        evidence: { details: { reason } },
+        skipped: reason,
+      },
+    ],
+    replay,
+    runErrors: [],
+  };
 }
 
 export const runCommand: Command = {
@@ -121,28 +157,37 @@ export const runCommand: Command = {
       suites.map((s) => s.suite),
     );
     process.stdout.write(`prometheus ${prometheus.summary}\n`);
-    const tty = process.stderr.isTTY === true;
     const verdicts: VerdictFile[] = [];
     const documented: { suite: string; expected: DocumentedVerdict }[] = [];
     for (const { file, suite } of suites) {
+      const skipReason = skipReasonFor(suite, o.target);
       documented.push({
         suite: suite.name,
-        expected: suite.timingDependentOn.includes(o.target)
-          ? 'either'
-          : suite.expectedToFailOn.includes(o.target)
-            ? 'fail'
-            : 'pass',
+        expected:
+          skipReason !== undefined
+            ? 'skipped'
+            : suite.timingDependentOn.includes(o.target)
+              ? 'either'
+              : suite.expectedToFailOn.includes(o.target)
+                ? 'fail'
+                : 'pass',
       });
       const shown = relative(process.cwd(), file) || file;
       const suiteSeed = suite.seed ?? seed;
       const onRuntime = o.runtime === 'local' ? '' : ` --runtime ${o.runtime}`;
       const replay = `npx limbo run ${shown} --target ${o.target}${onRuntime}${suite.seed === undefined ? ` --seed ${seed}` : ''}`;
       process.stdout.write(`\n== ${suite.name}: ${suite.why}\n`);
+      if (skipReason !== undefined) {
+        const skipped = skippedVerdict(suite.name, o.target, seed, replay, skipReason);
+        verdicts.push(skipped);
+        process.stdout.write(formatVerdict(skipped) + '\n');
+        continue;
+      }
       const cleanup = createCleanup();
       const uninstall = cleanup.installSignalHandlers((signal) =>
         process.stderr.write(`\n${signal}: stopping ${suite.name}, cleaning up…\n`),
       );
-      let lastLine = 0;
+      const progress = progressPrinter();
       try {
         const res = await runSuite(suite, {
           target,
@@ -152,16 +197,10 @@ export const runCommand: Command = {
           cleanup,
           ...(o.toxiproxyUrl !== undefined ? { toxiproxyUrl: o.toxiproxyUrl } : {}),
           ...prometheus.runOptions,
-          onLog: (line) => process.stderr.write(`${tty ? '\r\x1b[K' : ''}  ${line}\n`),
-          onProgress: (p) => {
-            if (tty) process.stderr.write(`\r\x1b[K${formatProgress(p)}`);
-            else if (p.elapsedMs - lastLine >= 5000 || p.phase === 'done') {
-              lastLine = p.elapsedMs;
-              process.stderr.write(formatProgress(p) + '\n');
-            }
-          },
+          onLog: progress.onLog,
+          onProgress: progress.onProgress,
         });
-        if (tty) process.stderr.write('\r\x1b[K');
+        progress.done();
         verdicts.push(res.verdict);
         process.stdout.write(formatVerdict(res.verdict) + `\n  run directory: ${res.runDir}\n`);
         if (res.verdict.verdict !== 'pass') process.stdout.write(`  replay: ${replay}\n`);

@@ -3,7 +3,7 @@
 // data in, files out; checkers have already run.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { combineVerdicts, type CheckResult, type Verdict } from '../checkers/checker.js';
+import { verdictOf, type CheckResult, type Verdict } from '../checkers/checker.js';
 import type { RunData } from '../runner/run-data.js';
 import { toJUnitXml } from './junit.js';
 import { writeReportHtml } from './write-report-html.js';
@@ -45,7 +45,7 @@ export function buildVerdict(
     suite: run.suite,
     target: run.target,
     seed: run.seed,
-    verdict: combineVerdicts(checks.map((c) => c.verdict)),
+    verdict: verdictOf(checks),
     startedAt: run.phases.startedAtWall,
     durationMs: meta.durationMs,
     ops: summarizeOps(run),

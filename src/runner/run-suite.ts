@@ -8,7 +8,7 @@
 // Everything started is registered with the run's cleanup, so an error or Ctrl-C at any point
 // still stops every process, proxy and toxic. One seed drives the workload and the faults.
 import { faultsHitTraffic } from '../checkers/faults-hit-traffic.js';
-import { runCheckers, result, type CheckResult, type Checker } from '../checkers/checker.js';
+import { runCheckersOn, result, type CheckResult, type Checker } from '../checkers/checker.js';
 import { startSchedule, type ActiveFault } from '../faults/schedule.js';
 import { buildVerdict, writeReport, type VerdictFile } from '../report/write-report.js';
 import { createRunDir, pointLatest } from '../report/run-dir.js';
@@ -24,14 +24,14 @@ import type { Span } from '@opentelemetry/api';
 import { silentLogger } from '../telemetry/logger.js';
 import { startOtlpReceiver } from '../telemetry/otlp-receiver.js';
 import { createTracing } from '../telemetry/tracing.js';
-import type { RunData } from './run-data.js';
+import type { HistoryOp, RunData } from './run-data.js';
 import { createRunnerMetrics } from './runner-metrics.js';
 // --- run Prometheus (limbo run --prometheus) ---
 import { promqlQueryOf } from '../checkers/promql.js';
 import type { StartedPrometheus } from '../telemetry/prometheus-server.js';
 import { runTargets, startRunPrometheus, type StartedRunPrometheus } from './run-prometheus.js';
 // --- end run Prometheus ---
-import { startScraper } from './scraper.js';
+import { keepLimboMetrics, startScraper } from './scraper.js';
 import type { Suite } from './suite.js';
 
 export type Phase = 'start' | 'warm-up' | 'chaos' | 'heal' | 'converge' | 'check' | 'report' | 'done';
@@ -133,6 +133,7 @@ export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<
     const untarget = cleanup.add(`target ${target.name}`, () => target.stop());
     const scraper = startScraper({
       clock,
+      keep: (name) => keepLimboMetrics(name) || (target.keepMetric?.(name) ?? false),
       intervalMs: options.scrapeIntervalMs ?? 250,
       targets: () => {
         const t: Record<string, string | undefined> = {
@@ -173,6 +174,8 @@ export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<
     run.phases.warmupStartMs = clock.nowMs();
     const workload = startWorkload({
       ...suite.workload,
+      ...targetWorkloadLimits(suite.workload.maxRatePerSec, target.workloadLimits?.maxRatePerSec),
+      ...(target.clientApi !== undefined ? { api: target.clientApi } : {}),
       baseUrls: target.ingressUrls,
       random: random.fork('workload'),
       history,
@@ -225,6 +228,11 @@ export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<
     // --- end run Prometheus ---
     await workload.stop(0);
     await workload.finalReads();
+    await nameUnnamedInvocations(
+      history.ops,
+      target.resolveInvocationIds === undefined ? undefined : (keys) => target.resolveInvocationIds!(keys),
+      log,
+    );
     await scraper.scrapeOnce();
     await scraper.stop();
     run.series = scraper.samples;
@@ -234,7 +242,15 @@ export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<
       runErrors.push(`fault ${s.fault} on ${s.describe} at ${s.atMs} ms was not injected`);
 
     enter('check');
-    const checks = checkRun(suite.expect, run, runErrors);
+    const checks = checkRun(
+      [
+        ...suite.expect,
+        ...(target.extraCheckers ?? []).filter((c) => !suite.expect.some((e) => e.name === c.name)),
+      ],
+      run,
+      runErrors,
+      target.missingSignals,
+    );
     // --- run Prometheus ---
     if (prom !== undefined) {
       await options.prometheus?.beforeStop?.(prom.prometheus, run);
@@ -262,6 +278,43 @@ export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<
     await cleanup.runAll();
     await history.close();
   }
+}
+
+const MAX_RESOLVED = 1000;
+
+/**
+ * Ops that never learnt their invocation id (hung, or ended without an answer naming it) get
+ * the id the target assigned to their idempotency key, if it can tell (bounded, best effort).
+ */
+async function nameUnnamedInvocations(
+  ops: readonly HistoryOp[],
+  resolve: ((keys: readonly string[]) => Promise<Map<string, string>>) | undefined,
+  log: (line: string) => void,
+): Promise<void> {
+  if (resolve === undefined) return;
+  const named = new Set<number>();
+  for (const op of ops) if (op.invocationId !== undefined) named.add(op.opId);
+  const byKey = new Map<string, HistoryOp[]>();
+  for (const op of ops) {
+    const key = op.request?.idempotencyKey;
+    if (key === undefined || named.has(op.opId)) continue;
+    if (!byKey.has(key) && byKey.size >= MAX_RESOLVED) continue;
+    byKey.set(key, [...(byKey.get(key) ?? []), op]);
+  }
+  if (byKey.size === 0) return;
+  try {
+    const ids = await resolve([...byKey.keys()]);
+    for (const [key, id] of ids) for (const op of byKey.get(key) ?? []) op.invocationId = id;
+    log(`named ${ids.size} of ${byKey.size} unnamed invocations from their idempotency keys`);
+  } catch (err) {
+    log(`could not name unnamed invocations: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/** The lower of the suite's and the target's op-rate caps, if any. */
+function targetWorkloadLimits(suiteCap?: number, targetCap?: number): { maxRatePerSec?: number } {
+  const caps = [suiteCap, targetCap].filter((c): c is number => c !== undefined);
+  return caps.length > 0 ? { maxRatePerSec: Math.min(...caps) } : {};
 }
 
 interface RunTracing {
@@ -324,11 +377,12 @@ export function checkRun(
   expect: readonly Checker[],
   run: RunData,
   runErrors: readonly string[],
+  missingSignals?: Readonly<Record<string, string>>,
 ): CheckResult[] {
   const checkers = [...expect];
   if (!checkers.some((c) => c.name === 'faultsHitTraffic') && run.faults.length > 0)
     checkers.push(faultsHitTraffic());
-  const checks = runCheckers(checkers, run);
+  const checks = runCheckersOn(checkers, run, missingSignals);
   if (runErrors.length > 0)
     checks.push(
       result('scheduleApplied', 'inconclusive', `${runErrors.length} problem(s) applying the schedule`, {

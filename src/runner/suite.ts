@@ -29,6 +29,13 @@ export interface SuiteSpec {
    * --expect-documented, pass and fail are both accepted there.
    */
   timingDependentOn?: string[];
+  /**
+   * Targets this suite cannot run on, each with the reason (e.g. a link that target does not
+   * have): the run is reported as skipped (inconclusive, with the reason), never as passed.
+   */
+  skipOn?: Record<string, string>;
+  /** Targets this suite is written for (others skip it with `reason`), e.g. restate probes. */
+  onlyOn?: { targets: string[]; reason: string };
 }
 
 export interface Suite extends Required<Pick<SuiteSpec, 'name' | 'why' | 'schedule' | 'expect'>> {
@@ -40,8 +47,17 @@ export interface Suite extends Required<Pick<SuiteSpec, 'name' | 'why' | 'schedu
   convergeMs: number;
   expectedToFailOn: string[];
   timingDependentOn: string[];
+  skipOn: Record<string, string>;
+  onlyOn?: { targets: string[]; reason: string };
   /** A suite pinned to one seed (a seed file from `limbo explore`); it wins over --seed. */
   seed?: number;
+}
+
+/** Why the suite does not run on `target`, or undefined if it does. */
+export function skipReasonFor(suite: Suite, target: string): string | undefined {
+  if (suite.onlyOn !== undefined && !suite.onlyOn.targets.includes(target))
+    return `only for ${suite.onlyOn.targets.join(', ')}: ${suite.onlyOn.reason}`;
+  return suite.skipOn[target];
 }
 
 export function isSuite(x: unknown): x is Suite {
@@ -83,5 +99,7 @@ export function defineSuite(spec: SuiteSpec): Suite {
     convergeMs: spec.converge !== undefined ? parseDurationMs(spec.converge) : 10_000,
     expectedToFailOn: spec.expectedToFailOn ?? [],
     timingDependentOn: spec.timingDependentOn ?? [],
+    skipOn: spec.skipOn ?? {},
+    ...(spec.onlyOn !== undefined ? { onlyOn: spec.onlyOn } : {}),
   };
 }

@@ -1,8 +1,9 @@
-// Targets by name (`--target`) on a runtime (`--runtime`): reference and reference:legacy now;
-// restate later.
+// Targets by name (`--target`) on a runtime (`--runtime`): reference and reference:legacy on
+// either runtime; restate (the real server, from its npm binary) on the local runtime only.
 import type { RuntimeChoice, RuntimeName } from '../runtime/service-runtime.js';
 import { UsageError } from '../util/errors.js';
 import { referenceTarget } from './reference.js';
+import { restateTarget } from './restate/target.js';
 import type { Target } from './target.js';
 
 type MakeTarget = (runtime: RuntimeChoice) => Target;
@@ -10,6 +11,16 @@ type MakeTarget = (runtime: RuntimeChoice) => Target;
 const registry = new Map<string, MakeTarget>([
   ['reference', (runtime) => referenceTarget('rpc', runtime)],
   ['reference:legacy', (runtime) => referenceTarget('legacy', runtime)],
+  [
+    'restate',
+    (runtime) => {
+      if (runtime.name !== 'local')
+        throw new UsageError(
+          `target restate runs on the local runtime only (its nodes are the npm package's binary); drop --runtime ${runtime.name}`,
+        );
+      return restateTarget();
+    },
+  ],
 ]);
 
 export function registerTarget(name: string, make: MakeTarget): void {

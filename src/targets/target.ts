@@ -5,8 +5,11 @@
 //
 //   Target.start(topology, ctx) ─▶ StartedTarget { ingressUrls, links, services, leaderOf, … }
 import type { Toxiproxy } from 'toxiproxy-node-client';
+import type { Checker } from '../checkers/checker.js';
 import type { ServiceRole } from '../protocol/names.js';
 import type { RuntimeName } from '../runtime/service-runtime.js';
+import type { ClientApi } from '../workload/client-api.js';
+import type { WorkloadSpec } from '../workload/workload.js';
 
 export interface Topology {
   processors: number;
@@ -28,7 +31,8 @@ export interface TargetContext {
 
 export interface ServiceHandle {
   readonly name: string;
-  readonly role: ServiceRole | 'toxiproxy';
+  /** `endpoint`: a target's service deployment (e.g. Restate's SDK endpoint). */
+  readonly role: ServiceRole | 'toxiproxy' | 'endpoint';
   isRunning(): boolean;
   /** Its PID on this host; undefined when not running, or in a container. */
   pid(): number | undefined;
@@ -64,6 +68,24 @@ export interface StartedTarget extends AsyncDisposable {
   transferLeadership(partition: number, node: string): Promise<void>;
   /** Starts the processors if they were deferred (clients-before-processors); else no-op. */
   startProcessors(): Promise<void>;
+  /** How clients speak to this target's ingress (default: the reference ingress's API). */
+  readonly clientApi?: ClientApi;
+  /**
+   * Canonical signals (limbo metric names) this target cannot provide, with the reason:
+   * checkers that need only these are skipped with that reason, never passed or failed.
+   */
+  readonly missingSignals?: Readonly<Record<string, string>>;
+  /** Metrics to keep from its scrapes besides limbo_* and toxiproxy_* (e.g. the server's own). */
+  keepMetric?(name: string): boolean;
+  /** Checks every run on this target gets (e.g. its leadership timeline). */
+  readonly extraCheckers?: readonly Checker[];
+  /**
+   * Invocation ids the target assigned to idempotency keys whose call never named one (e.g. a
+   * hung call), asked after the run so the verdict names real invocations; bounded.
+   */
+  resolveInvocationIds?(idempotencyKeys: readonly string[]): Promise<Map<string, string>>;
+  /** Caps this target puts on any suite's workload (e.g. a rate the machine can take). */
+  readonly workloadLimits?: Pick<WorkloadSpec, 'maxRatePerSec'>;
   stop(): Promise<void>;
 }
 

@@ -1,11 +1,12 @@
 // One client op against the ingress HTTP API (DESIGN.md §1), recorded invoke → ok | fail | info.
 // An op never throws: an answer that proves nothing happened is `fail` (4xx, 503, connection
 // refused), anything that leaves the outcome unknown is `info` (timeouts, broken connections,
-// 504 and other 5xx), with the invocation id whenever it is known.
+// 504 and other 5xx), with the invocation id whenever it is known. Paths and ids follow the
+// target's client API (client-api.ts): the reference ingress by default.
 import { randomBytes } from 'node:crypto';
-import { makeInvocationId } from '../protocol/ids.js';
 import type { OpKind, OpRequest, OpResponse } from '../runner/run-data.js';
 import type { Random } from '../util/random.js';
+import { referenceClientApi, type ClientApi } from './client-api.js';
 import type { Completion, HistoryRecorder } from './history.js';
 import { HttpClientError, type HttpAnswer, type HttpClient } from './http-client.js';
 
@@ -21,9 +22,11 @@ export interface OpContext {
   /** A per-client counter for unique idempotency keys. */
   nextKey(): string;
   signal?: AbortSignal;
+  /** The target's ingress API (default: the reference ingress's). */
+  api?: ClientApi;
 }
 
-export const INVOCATION_ID_HEADER = 'x-limbo-invocation-id';
+export { REFERENCE_INVOCATION_ID_HEADER as INVOCATION_ID_HEADER } from './client-api.js';
 
 interface Call {
   service: string;
@@ -32,11 +35,7 @@ interface Call {
   body: unknown;
 }
 
-function pathOf(c: Call): string {
-  return c.key === ''
-    ? `/${c.service}/${c.handler}`
-    : `/${c.service}/${encodeURIComponent(c.key)}/${c.handler}`;
-}
+const apiOf = (ctx: OpContext): ClientApi => ctx.api ?? referenceClientApi;
 
 function pickCall(random: Random): Call {
   const which = random.weighted({ echo: 6, sleep: 3, flaky: 1 });
@@ -47,27 +46,14 @@ function pickCall(random: Random): Call {
   return { service: 'Flaky', key: '', handler: 'call', body: { failFirst: random.between(0, 2) } };
 }
 
-function idFrom(answer: HttpAnswer): string | undefined {
-  const h = answer.headers[INVOCATION_ID_HEADER];
-  if (typeof h === 'string' && h !== '') return h;
-  const b = answer.body as { invocationId?: unknown } | undefined;
-  return typeof b?.invocationId === 'string' ? b.invocationId : undefined;
-}
-
-function counterValue(body: unknown): number | undefined {
-  if (typeof body === 'number') return body;
-  const v = (body as { value?: unknown } | undefined)?.value;
-  return typeof v === 'number' ? v : undefined;
-}
-
 /** Classifies an HTTP answer into a completion. */
-export function classify(answer: HttpAnswer, withValue = false): Completion {
+export function classify(answer: HttpAnswer, withValue = false, api = referenceClientApi): Completion {
   const response: OpResponse = { status: answer.status, body: answer.body };
   if (withValue) {
-    const v = counterValue(answer.body);
+    const v = api.counterValue(answer.body);
     if (v !== undefined) response.value = v;
   }
-  const invocationId = idFrom(answer);
+  const invocationId = api.idFrom(answer);
   const base = invocationId !== undefined ? { invocationId, response } : { response };
   if (answer.status >= 200 && answer.status < 300) return { type: 'ok', ...base };
   if (answer.status === 504)
@@ -135,7 +121,7 @@ async function exchange(
       timeoutMs: ctx.opTimeoutMs,
       signal: ctx.signal,
     });
-    completion = classify(answer, withValue);
+    completion = classify(answer, withValue, apiOf(ctx));
   } catch (err) {
     completion = classifyError(err);
   }
@@ -156,16 +142,23 @@ export async function callOp(
   key = ctx.nextKey(),
 ): Promise<Completion> {
   const c = pickCall(ctx.random);
-  const id = makeInvocationId({ service: c.service, key: c.key, handler: c.handler }, key);
-  return exchange(ctx, kind, { method: 'POST', path: pathOf(c), body: c.body, idempotencyKey: key }, id);
+  const api = apiOf(ctx);
+  const id = api.invocationIdFor(c, key);
+  return exchange(
+    ctx,
+    kind,
+    { method: 'POST', path: api.callPath(c), body: c.body, idempotencyKey: key },
+    id,
+  );
 }
 
 /** A send then an attach, recorded as one op: ok once the attach answers with the output. */
 export async function sendOp(ctx: OpContext): Promise<Completion> {
   const c = pickCall(ctx.random);
   const key = ctx.nextKey();
-  const id = makeInvocationId({ service: c.service, key: c.key, handler: c.handler }, key);
-  const request: OpRequest = { method: 'POST', path: pathOf(c) + '/send', body: c.body, idempotencyKey: key };
+  const api = apiOf(ctx);
+  const id = api.invocationIdFor(c, key);
+  const request: OpRequest = { method: 'POST', path: api.sendPath(c), body: c.body, idempotencyKey: key };
   const trace = newTrace();
   const opId = ctx.history.invoke(ctx.process, 'send', request, id, trace.traceId);
   let completion: Completion;
@@ -178,17 +171,27 @@ export async function sendOp(ctx: OpContext): Promise<Completion> {
         timeoutMs: ctx.opTimeoutMs,
         signal: ctx.signal,
       }),
+      false,
+      api,
     );
     const invocationId = sent.invocationId ?? id;
     if (sent.type !== 'ok') completion = sent;
+    else if (invocationId === undefined)
+      completion = {
+        ...sent,
+        type: 'info',
+        error: { code: 'bad_response', message: 'the send was accepted without an invocation id' },
+      };
     else {
       const attached = classify(
-        await ctx.http.request(`${ctx.baseUrl}/invocations/${encodeURIComponent(invocationId)}/attach`, {
+        await ctx.http.request(ctx.baseUrl + api.attachPath(invocationId), {
           method: 'GET',
           headers: { traceparent: trace.traceparent },
           timeoutMs: ctx.opTimeoutMs,
           signal: ctx.signal,
         }),
+        false,
+        api,
       );
       // The invocation exists once the send was accepted: a failed attach leaves its outcome unknown.
       completion = attached.type === 'fail' ? { ...attached, type: 'info' } : attached;
@@ -206,7 +209,7 @@ export async function counterAddOp(ctx: OpContext, retries = 1): Promise<Complet
   const counterKey = ctx.random.pick(ctx.counterKeys);
   const delta = ctx.random.between(1, 5);
   const key = ctx.nextKey();
-  const id = makeInvocationId({ service: 'Counter', key: counterKey, handler: 'add' }, key);
+  const id = apiOf(ctx).invocationIdFor({ service: 'Counter', key: counterKey, handler: 'add' }, key);
   const request: OpRequest = {
     method: 'POST',
     path: `/Counter/${encodeURIComponent(counterKey)}/add`,

@@ -8,6 +8,7 @@ import { setMaxListeners } from 'node:events';
 import type { Random } from '../util/random.js';
 import type { HistoryRecorder } from './history.js';
 import { createHttpClient, type HttpClient } from './http-client.js';
+import type { ClientApi } from './client-api.js';
 import { callOp, counterAddOp, counterGetOp, idempotentRetryOp, sendOp, type OpContext } from './ops.js';
 
 export type OpMixKind = 'call' | 'send' | 'counterAdd' | 'idempotentRetry';
@@ -25,6 +26,8 @@ export interface WorkloadSpec {
   counterKeys?: number;
   /** Pause between a closed-loop client's ops. */
   thinkMs?: number;
+  /** Cap on ops started per second across all clients (closed or open loop); none by default. */
+  maxRatePerSec?: number;
 }
 
 export interface WorkloadOptions extends WorkloadSpec {
@@ -32,6 +35,8 @@ export interface WorkloadOptions extends WorkloadSpec {
   random: Random;
   history: HistoryRecorder;
   http?: HttpClient;
+  /** The target's ingress API (default: the reference ingress's). */
+  api?: ClientApi;
 }
 
 export interface StartedWorkload extends AsyncDisposable {
@@ -68,12 +73,23 @@ export function startWorkload(options: WorkloadOptions): StartedWorkload {
       history: options.history,
       random: options.random.fork(`client-${process}`),
       process,
-      baseUrl: options.baseUrls[process % options.baseUrls.length]!,
+      baseUrl: options.baseUrls[Math.abs(process) % options.baseUrls.length]!,
       opTimeoutMs,
       counterKeys,
       nextKey: () => `p${process}-${options.random.seed}-${n++}`,
       signal: abort.signal,
+      ...(options.api !== undefined ? { api: options.api } : {}),
     };
+  };
+  // The rate cap: each op start takes the next slot, 1000/maxRatePerSec ms after the previous.
+  const slotMs = options.maxRatePerSec !== undefined ? 1000 / options.maxRatePerSec : 0;
+  let nextSlotAt = 0;
+  const takeSlot = async (): Promise<void> => {
+    if (slotMs === 0) return;
+    const now = Date.now();
+    nextSlotAt = Math.max(nextSlotAt + slotMs, now);
+    const waitMs = nextSlotAt - now;
+    if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
   };
   const runOne = (ctx: OpContext): Promise<unknown> => {
     const kind = ctx.random.weighted(mix);
@@ -100,7 +116,7 @@ export function startWorkload(options: WorkloadOptions): StartedWorkload {
         if (stopping || running.size >= maxInFlight) return;
         void runOne(clients[next++ % clients.length]!);
       },
-      Math.max(1, 1000 / options.ratePerSec),
+      Math.max(1, 1000 / Math.min(options.ratePerSec, options.maxRatePerSec ?? Number.POSITIVE_INFINITY)),
     );
   } else {
     const loops = Math.max(1, options.concurrency ?? 8);
@@ -108,6 +124,8 @@ export function startWorkload(options: WorkloadOptions): StartedWorkload {
       const ctx = context(i);
       const loop = async (): Promise<void> => {
         while (!stopping) {
+          await takeSlot();
+          if (stopping) break;
           await runOne(ctx);
           if (options.thinkMs !== undefined && options.thinkMs > 0 && !stopping)
             await new Promise((r) => setTimeout(r, options.thinkMs));

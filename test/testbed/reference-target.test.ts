@@ -18,7 +18,7 @@ test('the reference topology has one proxy per link a suite may touch', () => {
     'client->ingress-1',
     'client->ingress-2',
   ]);
-  assert.deepEqual(targetNames(), ['reference', 'reference:legacy']);
+  assert.deepEqual(targetNames(), ['reference', 'reference:legacy', 'restate']);
   assert.equal(createTarget('reference:legacy').name, 'reference:legacy');
 });
 

@@ -44,6 +44,11 @@ export interface RestateClusterOptions {
   advertise?: (node: number, realFabricAddress: string) => string | Promise<string>;
   /** The URI Restate is given for the service endpoint (e.g. a proxy's); default its real URL. */
   serviceUri?: (realServiceUrl: string) => string | Promise<string>;
+  /**
+   * Each node dials its own metadata server at its real fabric address (the others at their
+   * advertised ones), so a fault on the proxy in front of a node spares its link to itself.
+   */
+  selfMetadataDirect?: boolean;
   /** Bound on the whole start-up, until a call succeeded through every ingress (default 180 s). */
   readyTimeoutMs?: number;
 }
@@ -128,7 +133,10 @@ export async function startRestateCluster(options: RestateClusterOptions): Promi
           adminPort: p.admin,
           ingressPort: p.ingress,
           advertisedAddress: advertised[i]!,
-          metadataAddresses: advertised,
+          metadataAddresses:
+            options.selfMetadataDirect === true
+              ? advertised.map((a, j) => (j === i ? `http://127.0.0.1:${p.fabric}/` : a))
+              : advertised,
           partitions,
           replication,
         }),

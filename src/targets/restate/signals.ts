@@ -39,12 +39,15 @@ export const restateSignals: Readonly<Record<LimboMetric, SignalMapping>> = {
   },
   [metricNames.processorIsLeader]: {
     kind: 'missing',
-    note: 'restate_num_active_partition_leaders counts leaders per node without a partition label; per partition: restatectl partitions list (MODE)',
+    note: 'restate_num_active_partition_leaders counts leaders per node without a partition label; per partition: restatectl partitions list (MODE), which the leadership observer of the restate target serves under this name',
   },
-  [metricNames.processorLeaderEpoch]: { kind: 'missing', note: 'restatectl partitions list (EPOCH)' },
+  [metricNames.processorLeaderEpoch]: {
+    kind: 'missing',
+    note: 'restatectl partitions list (EPOCH), served under this name by the leadership observer',
+  },
   [metricNames.processorLeadershipChangesTotal]: {
     kind: 'missing',
-    note: 'derive from successive restatectl partitions list views; restate_partition_start_total counts processor starts, not leadership',
+    note: 'derived by the leadership observer from successive restatectl partitions list views (once a second); restate_partition_start_total counts processor starts, not leadership',
   },
   [metricNames.processorPendingRpcs]: { kind: 'missing', note: 'no equivalent' },
   [metricNames.processorRpcsFailedTotal]: {
