@@ -64,6 +64,8 @@ export class PartitionReplica {
   private role: Role = 'follower';
   private announcingEpoch = 0;
   private seenAssignment = false;
+  /** The table epoch a fresh-epoch claim is in flight for (0: none). */
+  private claimingEpoch = 0;
   private epoch = 0;
   private seq = 0;
   private invoker: Invoker | undefined;
@@ -124,6 +126,18 @@ export class PartitionReplica {
       this.claimFreshEpoch(a.epoch);
       return;
     }
+    if (
+      a.leaderNode === this.o.node &&
+      this.role === 'follower' &&
+      a.epoch > 0 &&
+      a.epoch <= this.sm.leaderEpoch
+    ) {
+      // The table names this node at an epoch it already led and stepped down from (its lease
+      // ran out while the controller was unreachable or restarting, and the controller never
+      // noticed): nobody leads. The epoch cannot be led again, so claim a fresh one.
+      this.claimFreshEpoch(a.epoch);
+      return;
+    }
     if (a.leaderNode === this.o.node) {
       if (a.epoch > this.sm.leaderEpoch && a.epoch > this.announcingEpoch) void this.announce(a.epoch);
       return;
@@ -132,15 +146,22 @@ export class PartitionReplica {
   }
 
   private claimFreshEpoch(epoch: number): void {
-    this.o.claimEpoch(epoch).catch((err: unknown) => {
-      this.o.logger.warn('claiming a fresh epoch failed; waiting for the controller', {
-        partition: this.o.partition,
-        epoch,
-        error: err,
+    if (this.claimingEpoch === epoch) return; // one claim per epoch in flight
+    this.claimingEpoch = epoch;
+    this.o
+      .claimEpoch(epoch)
+      .finally(() => {
+        if (this.claimingEpoch === epoch) this.claimingEpoch = 0;
+      })
+      .catch((err: unknown) => {
+        this.o.logger.warn('claiming a fresh epoch failed; waiting for the controller', {
+          partition: this.o.partition,
+          epoch,
+          error: err,
+        });
+        // Let the next table try again.
+        this.seenAssignment = false;
       });
-      // Let the next table try again.
-      this.seenAssignment = false;
-    });
   }
 
   /** No contact with the controller for longer than the lease. */
