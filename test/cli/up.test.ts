@@ -8,15 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { limboCommand } from '../../src/runtime/process.js';
 import type { UpFile } from '../../src/cli/up.js';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { pidAlive } from '../../src/util/pid-alive.js';
 
 test('limbo up starts a topology, describes it in up.json, and cleans up on SIGTERM', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'limbo-up-'));
@@ -70,7 +62,7 @@ test('limbo up starts a topology, describes it in up.json, and cleans up on SIGT
     const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r('timeout'), 30_000))]);
     assert.equal(code, 0, output);
     assert.ok(!existsSync(upFile), 'up.json removed');
-    for (const pid of pids) assert.ok(!alive(pid), `service ${pid} stopped`);
+    for (const pid of pids) assert.ok(!pidAlive(pid), `service ${pid} stopped`);
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });

@@ -15,6 +15,7 @@ import { LABEL_RUN, listContainersByLabel, removeRunContainers } from '../../src
 import { limboCommand } from '../../src/runtime/process.js';
 import { dockerClient } from '../../src/runtime/docker-engine.js';
 import { dockerTestEnv } from '../helpers/docker.js';
+import { pidAlive } from '../../src/util/pid-alive.js';
 
 const { skip } = await dockerTestEnv();
 const runDir = mkdtempSync(join(tmpdir(), 'limbo-docker-int-'));
@@ -35,15 +36,6 @@ const started = await startContainerService({ name: 'log', role: 'log', args: ['
 process.stdout.write('started ' + started.id + ' ' + ensureReaper().pid + '\\n');
 setTimeout(() => process.exit(3), 120_000);
 `;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function waitFor(
   what: string,
@@ -79,7 +71,7 @@ for (const signal of ['SIGKILL', 'SIGINT'] as const) {
       const [, containerId, reaperPid] = line.split(' ');
       const client = await dockerClient();
       assert.deepEqual(await listContainersByLabel(client, { [LABEL_RUN]: runId }), [containerId]);
-      assert.ok(alive(Number(reaperPid)), 'the reaper runs beside its parent');
+      assert.ok(pidAlive(Number(reaperPid)), 'the reaper runs beside its parent');
 
       child.kill(signal);
       await exited;
@@ -88,7 +80,7 @@ for (const signal of ['SIGKILL', 'SIGINT'] as const) {
         async () => (await listContainersByLabel(client, { [LABEL_RUN]: runId })).length === 0,
         30_000,
       );
-      await waitFor('reaper exited', () => !alive(Number(reaperPid)), 10_000);
+      await waitFor('reaper exited', () => !pidAlive(Number(reaperPid)), 10_000);
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }

@@ -1,5 +1,6 @@
 // Small HTTP helpers for tests against a real Restate cluster or the SDK endpoint.
 import { connect } from 'node:http2';
+export { pidAlive } from '../../src/util/pid-alive.js';
 
 export interface HttpResult {
   status: number;
@@ -94,14 +95,4 @@ export function discover(baseUrl: string, timeoutMs = 5000): Promise<{ status: n
     });
     req.end();
   });
-}
-
-/** True while a process with this PID exists (signal 0 only checks). */
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { VerdictFile } from '../../src/report/write-report.js';
 import { prometheusAvailable } from '../../src/telemetry/prometheus-server.js';
+import { pidAlive } from '../../src/util/pid-alive.js';
 
 const skip =
   prometheusAvailable() || process.env.LIMBO_PROMETHEUS_REQUIRED === '1'
@@ -26,15 +27,6 @@ const skip =
     : 'prometheus is not installed (apt-get install --no-install-recommends prometheus)';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 test(
   'limbo run --prometheus on: assertions answered by the run’s Prometheus, URL recorded, process gone',
@@ -92,7 +84,7 @@ export default defineSuite({
     const logged = /prometheus (http:\/\/127\.0\.0\.1:\d+) \(pid (\d+), data: (\S+)\)/.exec(stderr);
     assert.ok(logged, stderr);
     const [, url, pid, dataDir] = logged;
-    assert.equal(alive(Number(pid)), false, 'the run’s Prometheus is stopped');
+    assert.equal(pidAlive(Number(pid)), false, 'the run’s Prometheus is stopped');
 
     const [runName] = readdirSync(join(out, 'prom-cli'));
     const verdict = JSON.parse(

@@ -5,17 +5,9 @@ import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { prometheusAvailable } from '../../src/telemetry/prometheus-server.js';
+import { pidAlive } from '../../src/util/pid-alive.js';
 
 const child = fileURLToPath(new URL('./sigint-child.js', import.meta.url));
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const prometheusSkip =
   prometheusAvailable() || process.env.LIMBO_PROMETHEUS_REQUIRED === '1'
@@ -48,7 +40,7 @@ async function interruptRun(mode: string, processes: number): Promise<void> {
     });
   });
   assert.equal(held.pids.length, processes);
-  assert.ok(held.pids.every(alive));
+  assert.ok(held.pids.every(pidAlive));
   // processor-1 is paused (the fault is active) when the interrupt comes
   // (SIGSTOP is delivered asynchronously: wait, bounded, for the stopped state)
   const state = () => readFileSync(`/proc/${held.pids[0]}/stat`, 'utf8').split(') ')[1]?.[0];
@@ -60,6 +52,6 @@ async function interruptRun(mode: string, processes: number): Promise<void> {
   const code = await exited;
   clearTimeout(killer);
   assert.equal(code, 130, stderr);
-  for (const pid of held.pids) assert.ok(!alive(pid), `pid ${pid} outlived the run`);
+  for (const pid of held.pids) assert.ok(!pidAlive(pid), `pid ${pid} outlived the run`);
   await assert.rejects(fetch(held.ingress + '/Echo/echo', { method: 'POST', body: '{}' }));
 }

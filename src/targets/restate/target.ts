@@ -31,6 +31,7 @@ import { startRestateCluster, type RestateNode } from './cluster.js';
 import { invocationsByIdempotencyKey } from './invocations.js';
 import { startLeadershipObserver } from './leadership-observer.js';
 import { restateSignals } from './signals.js';
+import { pidAlive } from '../../util/pid-alive.js';
 
 /** Restate metrics a run keeps from the nodes' /metrics (the rest are RocksDB internals etc.). */
 export const keptRestateMetrics: readonly string[] = [
@@ -94,29 +95,20 @@ function nodeHandle(node: RestateNode): ServiceHandle {
   };
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 function endpointHandle(pid: number): ServiceHandle {
   const signal = (s: NodeJS.Signals): Promise<void> => {
-    if (alive(pid)) process.kill(pid, s);
+    if (pidAlive(pid)) process.kill(pid, s);
     return Promise.resolve();
   };
   return {
     name: 'service',
     role: 'endpoint',
-    isRunning: () => alive(pid),
-    pid: () => (alive(pid) ? pid : undefined),
+    isRunning: () => pidAlive(pid),
+    pid: () => (pidAlive(pid) ? pid : undefined),
     metricsUrl: () => undefined,
     kill: async () => {
       await signal('SIGKILL');
-      await waitFor(() => !alive(pid), KILL_WAIT_MS);
+      await waitFor(() => !pidAlive(pid), KILL_WAIT_MS);
     },
     pause: () => signal('SIGSTOP'),
     resume: () => signal('SIGCONT'),
