@@ -26,6 +26,17 @@ export interface PromqlOptions {
   expect: PromqlExpect;
   /** `end`: one instant, the run's deadline (default); `range`: every 1 s step of the chaos start to the deadline. */
   at?: 'end' | 'range';
+  /**
+   * The canonical signals the query reads (default: every `limbo_*` metric it names); on a
+   * target that lacks all of them (e.g. restate has no pending gauges) the check is skipped.
+   */
+  needs?: string[];
+}
+
+/** The limbo metrics a query names (histogram series folded to their metric). */
+export function limboMetricsIn(query: string): string[] {
+  const names = (query.match(/\blimbo_[a-z0-9_]+/g) ?? []).map((n) => n.replace(/_(bucket|sum|count)$/, ''));
+  return [...new Set(names)];
 }
 
 export interface PromqlQuery {
@@ -67,6 +78,7 @@ export function promql(options: PromqlOptions): Checker {
   const name = options.name ?? `promql ${options.query}`;
   const checker: PromqlChecker = {
     name,
+    needs: options.needs ?? limboMetricsIn(options.query),
     [QUERY]: q,
     check: (run) => judge(name, q, expect, run),
   };

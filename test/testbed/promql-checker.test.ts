@@ -9,7 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promql, promqlQueryOf, type PromqlOptions } from '../../src/checkers/promql.js';
+import { limboMetricsIn, promql, promqlQueryOf, type PromqlOptions } from '../../src/checkers/promql.js';
+import { runCheckersOn } from '../../src/checkers/checker.js';
 import { pendingDrains } from '../../src/checkers/pending-drains.js';
 import { runPrometheusChoice } from '../../src/cli/run-prometheus-choice.js';
 import { loadSuite } from '../../src/runner/load-suites.js';
@@ -192,4 +193,24 @@ test('a run whose Prometheus cannot start goes on; its PromQL assertions are inc
     logs.some((l) => l.startsWith('prometheus did not start')),
     logs.join('\n'),
   );
+});
+
+test('a PromQL check needs the limbo metrics its query names, and is skipped where a target lacks them all', () => {
+  const q =
+    'sum({__name__=~"limbo_ingress_pending_requests|limbo_processor_pending_rpcs"}) + 0 * sum(rate(limbo_ingress_request_duration_seconds_bucket[1m]))';
+  assert.deepEqual(limboMetricsIn(q), [
+    'limbo_ingress_pending_requests',
+    'limbo_processor_pending_rpcs',
+    'limbo_ingress_request_duration_seconds',
+  ]);
+  const pending = promql({ query: 'sum(limbo_ingress_pending_requests)', expect: { max: 0 } });
+  assert.deepEqual(pending.needs, ['limbo_ingress_pending_requests']);
+  const run = runWith([]);
+  const [skipped] = runCheckersOn([pending], run, { limbo_ingress_pending_requests: 'no such gauge' });
+  assert.equal(skipped?.verdict, 'inconclusive');
+  assert.match(skipped?.skipped ?? '', /no such gauge/);
+  // A target that has the signal: the check is judged (here: not evaluated → inconclusive, not skipped).
+  const [judged] = runCheckersOn([pending], run, {});
+  assert.equal(judged?.skipped, undefined);
+  assert.deepEqual(promql({ query: 'up', expect: 'nonEmpty', needs: ['x'] }).needs, ['x']);
 });
