@@ -8,18 +8,19 @@ import { writeSeedFile } from '../explore/seed-file.js';
 import { runSuite } from '../runner/run-suite.js';
 import { progressPrinter } from './progress.js';
 import { createCleanup } from '../runtime/cleanup.js';
-import { createTarget, targetNames } from '../targets/registry.js';
+import { createTarget } from '../targets/registry.js';
 import { parseDurationMs } from '../util/duration.js';
 import { UsageError } from '../util/errors.js';
 import { formatHelp, parseOptions } from '../util/options.js';
 import { randomSeed } from '../util/random.js';
 import type { Command } from './command.js';
 import { exitCodes } from './command.js';
+import { outOption, targetOption, toxiproxyUrlOption } from './common-options.js';
 
 const allKinds: string[] = [...exploreFaultKinds];
 
 const options = {
-  target: { type: 'string', default: 'reference', description: `target: ${targetNames().join(' | ')}` },
+  target: targetOption,
   runs: { type: 'int', default: 5, min: 1, max: 10_000, description: 'random schedules to try' },
   budget: {
     type: 'string',
@@ -54,8 +55,8 @@ const options = {
     description: 're-runs of the shrunk schedule (one that passes makes the seed timing-dependent)',
   },
   seedsDir: { type: 'string', default: 'seeds', description: 'where failing schedules are saved' },
-  out: { type: 'string', default: 'runs', description: 'root of the run directories' },
-  toxiproxyUrl: { type: 'string', description: 'a running Toxiproxy API (default: the embedded server)' },
+  out: outOption,
+  toxiproxyUrl: toxiproxyUrlOption,
 } as const;
 
 export const exploreCommand: Command = {

@@ -8,7 +8,7 @@ import { loadSuites } from '../runner/load-suites.js';
 import { skipReasonFor } from '../runner/suite.js';
 import { runSuite } from '../runner/run-suite.js';
 import { createCleanup } from '../runtime/cleanup.js';
-import { createTarget, targetNames } from '../targets/registry.js';
+import { createTarget } from '../targets/registry.js';
 import { UsageError } from '../util/errors.js';
 import { formatHelp, parseOptions } from '../util/options.js';
 import { randomSeed } from '../util/random.js';
@@ -18,18 +18,14 @@ import { exitCodes } from './command.js';
 import { progressPrinter } from './progress.js';
 import { chooseRuntime, dockerRunOptions } from './docker-options.js';
 import { runPrometheusChoice } from './run-prometheus-choice.js';
+import { outOption, runtimeOption, targetOption, toxiproxyUrlOption } from './common-options.js';
 
 const options = {
-  target: { type: 'string', default: 'reference', description: `target: ${targetNames().join(' | ')}` },
-  runtime: {
-    type: 'enum',
-    values: ['local', 'docker'] as const,
-    default: 'local',
-    description: 'where services run',
-  },
+  target: targetOption,
+  runtime: runtimeOption,
   seed: { type: 'int', min: 0, max: 4294967295, description: 'the seed of all randomness (default: random)' },
-  out: { type: 'string', default: 'runs', description: 'root of the run directories' },
-  toxiproxyUrl: { type: 'string', description: 'a running Toxiproxy API (default: the embedded server)' },
+  out: outOption,
+  toxiproxyUrl: toxiproxyUrlOption,
   ...dockerRunOptions,
   prometheus: {
     type: 'enum',

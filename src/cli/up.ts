@@ -17,21 +17,17 @@ import { createCleanup } from '../runtime/cleanup.js';
 import type { RuntimeChoice } from '../runtime/service-runtime.js';
 import { chooseRuntime, dockerRunOptions } from './docker-options.js';
 import { createRunnerMetrics } from '../runner/runner-metrics.js';
-import { createTarget, targetNames } from '../targets/registry.js';
+import { createTarget } from '../targets/registry.js';
 import { startOtlpReceiver } from '../telemetry/otlp-receiver.js';
 import { prometheusAvailable, startPrometheus } from '../telemetry/prometheus-server.js';
 import { formatHelp, parseOptions, type OptionSpecs } from '../util/options.js';
 import { UsageError } from '../util/errors.js';
 import { waitForStopSignal } from '../util/signals.js';
+import { runtimeOption, targetOption } from './common-options.js';
 
 const options = {
-  target: { type: 'string', default: 'reference', description: `target: ${targetNames().join(' | ')}` },
-  runtime: {
-    type: 'enum',
-    values: ['local', 'docker'] as const,
-    default: 'local',
-    description: 'where services run',
-  },
+  target: targetOption,
+  runtime: runtimeOption,
   processors: { type: 'int', default: 3, min: 1, max: 16, description: 'processor nodes' },
   partitions: { type: 'int', default: 4, min: 1, max: 256, description: 'partitions' },
   dir: { type: 'string', default: '.limbo', description: 'where up.json, logs and data go' },

@@ -7,7 +7,6 @@
 //   seed ─▶ run i: fork ─▶ schedule ─▶ runSuite ─▶ fail? ─▶ shrink ─▶ confirm ─▶ seeds/<name>.json
 import type { SuiteRunResult } from '../runner/run-suite.js';
 import { defineSuite, type Suite } from '../runner/suite.js';
-import { checkerFactory } from '../checkers/registry.js';
 import type { Topology } from '../targets/target.js';
 import { createRandom } from '../util/random.js';
 import type { WorkloadSpec } from '../workload/workload.js';
@@ -18,7 +17,7 @@ import {
   type ExploreFaultKind,
   type PlannedFault,
 } from './plan.js';
-import type { SeedCheck, SeedFile } from './seed-file.js';
+import { checkersOf, type SeedCheck, type SeedFile } from './seed-file.js';
 import { shrinkSchedule } from './shrink.js';
 
 export const exploreChecks = (withinMsAfterHeal: number): SeedCheck[] => [
@@ -78,7 +77,7 @@ export function exploreSuite(name: string, planned: readonly PlannedFault[], o: 
     topology: exploreTopology,
     workload: exploreWorkload,
     schedule: toScheduleEntries(planned),
-    expect: exploreChecks(o.convergeMs).map((c) => checkerFactory(c.name)!(c.options)),
+    expect: checkersOf(exploreChecks(o.convergeMs), 'limbo explore'),
     chaos: o.chaosMs,
     converge: o.convergeMs,
   });

@@ -43,7 +43,8 @@ export function isSeedFileName(file: string): boolean {
   return file.endsWith('.json');
 }
 
-function checkersOf(checks: readonly SeedCheck[], where: string): Checker[] {
+/** The checkers named by a seed file's (or explore's) check list; an unknown name is a UsageError. */
+export function checkersOf(checks: readonly SeedCheck[], where: string): Checker[] {
   return checks.map((c) => {
     const make = typeof c?.name === 'string' ? checkerFactory(c.name) : undefined;
     if (make === undefined)
