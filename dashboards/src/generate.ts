@@ -12,6 +12,7 @@ import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
 import { logDashboard } from './log.js';
 import { overviewDashboard } from './overview.js';
 import { processorsDashboard } from './processors.js';
+import { limboMetricsIn } from '../../src/checkers/promql.js';
 
 export interface DashboardFile {
   /** File name inside `dashboards/`, e.g. `limbo-overview.json`. */
@@ -78,7 +79,7 @@ export function dashboardExpressions(
 
 /** The limbo_* metric families an expression reads (histogram suffixes removed). */
 export function metricsRead(expr: string): string[] {
-  return [...expr.matchAll(/\blimbo_[a-z_]+/g)].map((x) => x[0].replace(/_(bucket|count|sum)$/, ''));
+  return limboMetricsIn(expr);
 }
 
 export interface InterpolateOptions {

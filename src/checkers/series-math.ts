@@ -55,15 +55,14 @@ export function counterIncrease(
 
 /** The summed increase of every series of the named counters over a range. */
 export function totalIncrease(
-  samples: readonly SeriesSample[],
-  names: readonly string[],
+  grouped: ReadonlyMap<string, readonly SeriesSample[]>,
   fromMs: number,
   toMs: number,
 ): { increase: number; seriesSeen: number; evidence: SeriesSample[] } {
   let increase = 0;
   let seriesSeen = 0;
   const evidence: SeriesSample[] = [];
-  for (const g of groupSeries(samples, names).values()) {
+  for (const g of grouped.values()) {
     const inc = counterIncrease(g, fromMs, toMs);
     if (inc === undefined) continue;
     seriesSeen++;

@@ -8,6 +8,8 @@ import { formatHelp, parseOptions, type OptionSpecs } from '../util/options.js';
 import { UsageError } from '../util/errors.js';
 import { renderWaterfall, type FaultWindowLike } from '../report/waterfall.js';
 import type { SpanRecord } from '../telemetry/otlp-receiver.js';
+import { readSpansJsonl } from '../report/write-report-html.js';
+import type { FaultWindow, PhaseTimes } from '../runner/run-data.js';
 
 const options = {
   run: { type: 'string', default: 'runs/latest', description: 'run directory to read', env: false },
@@ -16,45 +18,22 @@ const options = {
 export function readSpans(runDir: string): SpanRecord[] {
   const file = join(runDir, 'spans.jsonl');
   if (!existsSync(file)) throw new UsageError(`no spans.jsonl in ${runDir} (was the run traced?)`);
-  const spans: SpanRecord[] = [];
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    if (line.trim() === '') continue;
-    try {
-      spans.push(JSON.parse(line) as SpanRecord);
-    } catch {
-      // a torn last line of an interrupted run: skip it
-    }
-  }
-  return spans;
+  return readSpansJsonl(file, Infinity);
 }
 
-/** Fault windows from faults.json, tolerant of field names (startMs/injectedAtMs, endMs/healedAtMs). */
+/** Fault windows from faults.json (the runner's `{phases, windows}`), on the spans' epoch-ms clock. */
 export function readFaultWindows(runDir: string): FaultWindowLike[] {
   const file = join(runDir, 'faults.json');
   if (!existsSync(file)) return [];
-  const raw = JSON.parse(readFileSync(file, 'utf8')) as unknown;
-  const list = Array.isArray(raw) ? raw : ((raw as { windows?: unknown[] }).windows ?? []);
+  const raw = JSON.parse(readFileSync(file, 'utf8')) as { phases?: PhaseTimes; windows?: FaultWindow[] };
   // faults.json times are ms since the run started; spans carry epoch ms.
-  const startedAtWall = (raw as { phases?: { startedAtWall?: string } }).phases?.startedAtWall;
-  const base = startedAtWall !== undefined ? Date.parse(startedAtWall) : 0;
-  return list.map((f) => {
-    const o = f as Record<string, unknown>;
-    const num = (...keys: string[]): number | undefined => {
-      for (const k of keys) if (typeof o[k] === 'number') return o[k];
-      return undefined;
-    };
-    const str = (...keys: string[]): string | undefined => {
-      for (const k of keys) if (typeof o[k] === 'string') return o[k];
-      return undefined;
-    };
-    const endMs = num('endMs', 'healedAtMs', 'healedAt');
-    return {
-      fault: str('fault', 'name') ?? 'fault',
-      target: str('target') ?? '',
-      startMs: base + (num('startMs', 'injectedAtMs', 'injectedAt') ?? 0),
-      ...(endMs !== undefined ? { endMs: base + endMs } : {}),
-    };
-  });
+  const base = raw.phases !== undefined ? Date.parse(raw.phases.startedAtWall) : 0;
+  return (raw.windows ?? []).map((f) => ({
+    fault: f.fault,
+    target: f.target,
+    startMs: base + f.injectedAtMs,
+    ...(f.healedAtMs !== undefined ? { endMs: base + f.healedAtMs } : {}),
+  }));
 }
 
 export const traceCommand: Command = {

@@ -24,6 +24,7 @@ import { formatHelp, parseOptions, type OptionSpecs } from '../util/options.js';
 import { UsageError } from '../util/errors.js';
 import { waitForStopSignal } from '../util/signals.js';
 import { runtimeOption, targetOption } from './common-options.js';
+import { alertRulesFile } from './run-prometheus-choice.js';
 
 const options = {
   target: targetOption,
@@ -151,7 +152,7 @@ export const upCommand: Command = {
         services[s.name] = { role: s.role, pid: s.pid() ?? null, metrics: url ?? null };
       }
       let prometheusUrl: string | null = null;
-      const rules = fileURLToPath(new URL('../../../dashboards/alerts.yml', import.meta.url));
+      const rules = alertRulesFile();
       const scrapeTargets = Object.entries(metrics).map(([job, url]) => ({ job, url }));
       if (o.prometheus !== 'off' && observability !== undefined) {
         const p = await observability.startPrometheusContainer({

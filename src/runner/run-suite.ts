@@ -299,7 +299,9 @@ async function nameUnnamedInvocations(
     const key = op.request?.idempotencyKey;
     if (key === undefined || named.has(op.opId)) continue;
     if (!byKey.has(key) && byKey.size >= MAX_RESOLVED) continue;
-    byKey.set(key, [...(byKey.get(key) ?? []), op]);
+    const list = byKey.get(key);
+    if (list === undefined) byKey.set(key, [op]);
+    else list.push(op);
   }
   if (byKey.size === 0) return;
   try {

@@ -6,7 +6,7 @@
 //   tick ─▶ for each service: GET /metrics ─▶ parse ─▶ samples{service, name, labels, tMs, value}
 import http from 'node:http';
 import type { Clock } from '../util/clock.js';
-import { parsePromText } from './prom-text.js';
+import { parsePrometheusText } from '../telemetry/prom-text.js';
 import type { SeriesSample } from './run-data.js';
 
 export interface ScraperOptions {
@@ -67,7 +67,7 @@ export function startScraper(options: ScraperOptions): StartedScraper {
     try {
       const text = await fetchText(url, timeoutMs, agent);
       scrapes++;
-      for (const s of parsePromText(text, keep)) {
+      for (const s of parsePrometheusText(text, keep)) {
         if (samples.length >= maxSamples) break;
         samples.push({ service, name: s.name, labels: s.labels, tMs, value: s.value });
       }

@@ -12,7 +12,7 @@ import { fileSdGroups, prometheusConfig, type PrometheusTarget } from '../teleme
 import type { ReadyInfo } from '../util/ready.js';
 import { dockerClient, imageExists } from './docker-engine.js';
 import { dockerImages } from './docker-images.js';
-import { freePort } from './docker-proxy.js';
+import { freePort, freePorts } from '../util/free-ports.js';
 import { startContainer, type StartedContainer } from './docker.js';
 
 export interface ObservabilityOptions {
@@ -152,9 +152,7 @@ export interface StartedTraces extends StartedBackend {
 export async function startTracesContainer(options: ObservabilityOptions): Promise<Maybe<StartedTraces>> {
   let otlpEndpoint = '';
   const started = await backend(dockerImages(options.env).traces, async (image) => {
-    const [ui, otlpHttp, otlpGrpc, queryGrpc, admin, collectorHttp, collectorGrpc] = await Promise.all(
-      Array.from({ length: 7 }, () => freePort()),
-    );
+    const [ui, otlpHttp, otlpGrpc, queryGrpc, admin, collectorHttp, collectorGrpc] = await freePorts(7);
     const url = `http://127.0.0.1:${ui}`;
     otlpEndpoint = `http://127.0.0.1:${otlpHttp}`;
     const hp = (port: number | undefined): string => `127.0.0.1:${port}`;

@@ -5,7 +5,7 @@
 //
 //   image present? ─yes─▶ toxiproxy-server -host 127.0.0.1 -port <free port> (ready: its start log line)
 //                  └no──▶ limbo proxy --port 0                           (ready: the limbo-ready line)
-import net from 'node:net';
+import { freePort } from '../util/free-ports.js';
 import type { ReadyInfo } from '../util/ready.js';
 import { dockerClient, imageExists } from './docker-engine.js';
 import { dockerImages } from './docker-images.js';
@@ -26,18 +26,6 @@ export interface StartedProxyContainer extends StartedContainer {
 }
 
 const TOXIPROXY_READY = /Starting Toxiproxy HTTP server|API HTTP server starting/;
-
-/** A port free on 127.0.0.1 right now (for servers that cannot bind port 0 and tell it). */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 export async function startProxyContainer(
   options: ProxyContainerOptions,

@@ -2,6 +2,7 @@
 // Waits while its parent lives (bounded by a maximum lifetime), then force-removes every
 // container labelled with the owner and exits. SIGTERM from the parent ends it at once.
 import { dockerClient, LABEL_OWNER, removeContainersByLabel } from './docker-engine.js';
+import { pidAlive } from '../util/pid-alive.js';
 
 const POLL_MS = 500;
 const MAX_LIFETIME_MS = 24 * 3600_000;
@@ -18,13 +19,7 @@ process.on('SIGTERM', () => process.exit(0));
 
 function parentAlive(): boolean {
   // Reparenting tells a dead parent even if its PID was reused meanwhile.
-  if (process.ppid !== originalPpid) return false;
-  try {
-    process.kill(parentPid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+  return process.ppid === originalPpid && pidAlive(parentPid);
 }
 
 const deadline = Date.now() + MAX_LIFETIME_MS;

@@ -1,6 +1,7 @@
 // Parses the Prometheus text exposition format (what every /metrics here serves) into
 // samples, and picks values out of them. Enough of the format for prom-client output:
-// comments, labels with escaped quotes, NaN/+Inf, optional timestamps.
+// comments, labels with escaped quotes, NaN/+Inf, optional timestamps. The runner's scraper
+// and the tests both read /metrics through it.
 
 export interface Sample {
   name: string;
@@ -8,34 +9,31 @@ export interface Sample {
   value: number;
 }
 
-const LINE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})?\s+(\S+)(\s+\S+)?$/;
-const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"\s*,?\s*/g;
+const LINE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})?\s+(\S+)(?:\s+\S+)?\s*$/;
+const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)\s*=\s*"((?:[^"\\]|\\.)*)"\s*,?/g;
 
-export function parsePrometheusText(text: string): Sample[] {
+/** Samples of `text`, only those whose name `keep` accepts; unparsable values are dropped. */
+export function parsePrometheusText(text: string, keep: (name: string) => boolean = () => true): Sample[] {
   const samples: Sample[] = [];
   for (const raw of text.split('\n')) {
     const line = raw.trim();
     if (line === '' || line.startsWith('#')) continue;
     const m = LINE.exec(line);
-    if (!m) continue;
+    if (m === null) continue;
+    const name = m[1]!;
+    if (!keep(name)) continue;
     const labels: Record<string, string> = {};
     if (m[3] !== undefined) {
-      for (const l of m[3].matchAll(LABEL)) {
-        labels[l[1] as string] = (l[2] as string)
-          .replace(/\\n/g, '\n')
-          .replace(/\\"/g, '"')
-          .replace(/\\\\/g, '\\');
-      }
+      // One pass, so `\\n` is a backslash then `n`, not a newline.
+      for (const l of m[3].matchAll(LABEL))
+        labels[l[1]!] = l[2]!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
     }
-    samples.push({ name: m[1] as string, labels, value: parseValue(m[4] as string) });
+    const v = m[4]!;
+    const value = v === '+Inf' ? Infinity : v === '-Inf' ? -Infinity : Number(v);
+    if (Number.isNaN(value) && v !== 'NaN') continue;
+    samples.push({ name, labels, value });
   }
   return samples;
-}
-
-function parseValue(v: string): number {
-  if (v === '+Inf') return Infinity;
-  if (v === '-Inf') return -Infinity;
-  return Number(v);
 }
 
 /** Sum of every sample named `name` whose labels include `match`. */

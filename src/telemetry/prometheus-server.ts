@@ -15,7 +15,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { mkdtemp, rename, rm, writeFile, mkdir } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { freePort } from '../util/free-ports.js';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -453,18 +453,6 @@ async function stopChild(child: ChildProcess, exited: Promise<unknown>, graceMs:
 
 async function removeDir(dir: string): Promise<void> {
   await rm(dir, { recursive: true, force: true, maxRetries: 3 });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const server = createServer();
-    server.once('error', rej);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => res(port));
-    });
-  });
 }
 
 function sleep(ms: number): Promise<void> {

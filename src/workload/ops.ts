@@ -209,10 +209,12 @@ export async function counterAddOp(ctx: OpContext, retries = 1): Promise<Complet
   const counterKey = ctx.random.pick(ctx.counterKeys);
   const delta = ctx.random.between(1, 5);
   const key = ctx.nextKey();
-  const id = apiOf(ctx).invocationIdFor({ service: 'Counter', key: counterKey, handler: 'add' }, key);
+  const api = apiOf(ctx);
+  const target = { service: 'Counter', key: counterKey, handler: 'add' };
+  const id = api.invocationIdFor(target, key);
   const request: OpRequest = {
     method: 'POST',
-    path: `/Counter/${encodeURIComponent(counterKey)}/add`,
+    path: api.callPath(target),
     body: { delta },
     idempotencyKey: key,
     counterKey,
@@ -227,7 +229,7 @@ export async function counterAddOp(ctx: OpContext, retries = 1): Promise<Complet
 export function counterGetOp(ctx: OpContext, counterKey: string, final = false): Promise<Completion> {
   const request: OpRequest = {
     method: 'POST',
-    path: `/Counter/${encodeURIComponent(counterKey)}/get`,
+    path: apiOf(ctx).callPath({ service: 'Counter', key: counterKey, handler: 'get' }),
     body: {},
     counterKey,
   };

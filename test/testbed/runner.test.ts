@@ -8,7 +8,7 @@ import { Counter, Gauge, Registry } from 'prom-client';
 import { startMetricsServer } from '../../src/telemetry/metrics.js';
 import { createClock } from '../../src/util/clock.js';
 import { startScraper } from '../../src/runner/scraper.js';
-import { parsePromText } from '../../src/runner/prom-text.js';
+import { parsePrometheusText } from '../../src/telemetry/prom-text.js';
 import { defineSuite } from '../../src/runner/suite.js';
 import { runSuite, type Progress } from '../../src/runner/run-suite.js';
 import { at, kill, type Fault } from '../../src/faults/index.js';
@@ -69,7 +69,9 @@ test('the scraper reads a real prom-client registry every interval and survives 
 });
 
 test('prom text: labels with escapes, +Inf, comments', () => {
-  const s = parsePromText('# HELP x y\nx_bucket{le="+Inf",a="b\\\\c"} 4\ny 1.5e3 1700000000\nbad line\n');
+  const s = parsePrometheusText(
+    '# HELP x y\nx_bucket{le="+Inf",a="b\\\\c"} 4\ny 1.5e3 1700000000\nbad line\n',
+  );
   assert.deepEqual(s, [
     { name: 'x_bucket', labels: { le: '+Inf', a: 'b\\c' }, value: 4 },
     { name: 'y', labels: {}, value: 1500 },

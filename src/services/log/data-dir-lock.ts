@@ -4,6 +4,7 @@
 import { open, readFile, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LogServerError } from './errors.js';
+import { pidAlive } from '../../util/pid-alive.js';
 
 export interface DataDirLock {
   release(): Promise<void>;
@@ -27,7 +28,7 @@ export async function lockDataDir(dataDir: string, pid = process.pid): Promise<D
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
     const holder = Number.parseInt(await readFile(path, 'utf8').catch(() => ''), 10);
-    if (Number.isInteger(holder) && holder > 0 && holder !== pid && isRunning(holder))
+    if (Number.isInteger(holder) && holder > 0 && holder !== pid && pidAlive(holder))
       throw new LogServerError(
         'E_DATA_DIR_LOCKED',
         `data dir ${dataDir} is in use by process ${holder} (remove ${path} if that is not a log server)`,
@@ -37,13 +38,4 @@ export async function lockDataDir(dataDir: string, pid = process.pid): Promise<D
     return { release: () => unlink(path).catch(() => undefined) };
   }
   throw new LogServerError('E_DATA_DIR_LOCKED', `could not lock data dir ${dataDir}`);
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

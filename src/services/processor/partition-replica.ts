@@ -120,21 +120,13 @@ export class PartitionReplica {
     this.knownLeader = a;
     const first = !this.seenAssignment;
     this.seenAssignment = true;
-    if (a.leaderNode === this.o.node && first && a.epoch > 0) {
-      // The table still names this node from before a restart: that epoch may already have
-      // an announce (and proposals) of a previous incarnation in the log, so never reuse it.
-      this.claimFreshEpoch(a.epoch);
-      return;
-    }
-    if (
-      a.leaderNode === this.o.node &&
-      this.role === 'follower' &&
-      a.epoch > 0 &&
-      a.epoch <= this.sm.leaderEpoch
-    ) {
-      // The table names this node at an epoch it already led and stepped down from (its lease
-      // ran out while the controller was unreachable or restarting, and the controller never
-      // noticed): nobody leads. The epoch cannot be led again, so claim a fresh one.
+    // The table names this node at an epoch that cannot be led (again), so claim a fresh one:
+    // - first table after a restart: that epoch may already hold an announce (and proposals)
+    //   of a previous incarnation in the log;
+    // - an epoch this node led and stepped down from (its lease ran out while the controller
+    //   was unreachable or restarting, and the controller never noticed): nobody leads.
+    const stale = first || (this.role === 'follower' && a.epoch <= this.sm.leaderEpoch);
+    if (a.leaderNode === this.o.node && a.epoch > 0 && stale) {
       this.claimFreshEpoch(a.epoch);
       return;
     }

@@ -1,7 +1,7 @@
-// Restate takes fixed ports in its config (it cannot report a port 0 back), so we reserve
-// free ports on 127.0.0.1 up front: listen on port 0 for all of them at once (no duplicates
+// For servers that take fixed ports (Restate's config, Prometheus and the containers' flags:
+// none can report a port 0 back), we reserve free ports on 127.0.0.1 up front: listen on port 0 for all of them at once (no duplicates
 // within one call), read the ports, then close. Another process may still take one before
-// Restate binds it; the node then exits and its start fails with its log tail.
+// the server binds it; the server then exits and its start fails with its log tail.
 import { createServer, type Server } from 'node:net';
 
 export async function freePorts(count: number, host = '127.0.0.1'): Promise<number[]> {
@@ -23,4 +23,9 @@ export async function freePorts(count: number, host = '127.0.0.1'): Promise<numb
   } finally {
     await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
   }
+}
+
+/** One free port (see freePorts: ask for several at once when they must differ). */
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  return (await freePorts(1, host))[0]!;
 }
