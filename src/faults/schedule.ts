@@ -9,6 +9,7 @@ import type { Clock } from '../util/clock.js';
 import { parseDurationMs, type Duration } from '../util/duration.js';
 import type { FaultWindow } from '../runner/run-data.js';
 import type { Fault, FaultContext, Injected } from './fault.js';
+import { bounded } from '../util/bounded.js';
 
 export interface ScheduleEntry {
   atMs: number;
@@ -66,16 +67,6 @@ interface Slot {
 
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : JSON.stringify(err);
-}
-
-function bounded<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    p,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
 }
 
 export function startSchedule(

@@ -4,7 +4,8 @@
 // carries, and removal by label — the cleanup that works whoever started the container.
 //
 //   loadTestcontainers() ─▶ getContainerRuntimeClient() (DOCKER_HOST, bounded) ─▶ dockerode
-import { LimboError, TimeoutError } from '../util/errors.js';
+import { LimboError } from '../util/errors.js';
+import { bounded } from '../util/bounded.js';
 
 export type Testcontainers = typeof import('testcontainers');
 export type DockerClient = Awaited<ReturnType<Testcontainers['getContainerRuntimeClient']>>;
@@ -36,23 +37,7 @@ export function loadTestcontainers(): Promise<Testcontainers> {
   return (loading ??= import('testcontainers'));
 }
 
-/** Rejects with a TimeoutError naming `what` unless `promise` settles within `timeoutMs`. */
-export async function bounded<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new TimeoutError(`${what}: no answer within ${timeoutMs} ms`)),
-          timeoutMs,
-        );
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+export { bounded };
 
 /** The engine's client (DOCKER_HOST, ~/.testcontainers.properties, /var/run/docker.sock). */
 export async function dockerClient(timeoutMs = 10_000): Promise<DockerClient> {

@@ -14,13 +14,6 @@ export interface ToxiproxyHandle {
   description?: string;
 }
 
-interface EmbeddedModule {
-  startToxiproxyServer(options: { host: string; port: number; random?: () => number }): Promise<{
-    url: string;
-    stop(): Promise<void>;
-  }>;
-}
-
 export class ToxiproxyUnavailableError extends LimboError {
   constructor(message: string, options?: ErrorOptions) {
     super('E_TOXIPROXY_UNAVAILABLE', message, options);
@@ -41,18 +34,9 @@ export async function openToxiproxy(
     }
     return { url: given, client, stop: () => Promise.resolve(), description: `Toxiproxy at ${given}` };
   }
-  // A variable specifier: resolved at run time, so this compiles before src/proxy/ lands.
-  const specifier = '../proxy/server.js';
-  let mod: EmbeddedModule;
-  try {
-    mod = (await import(specifier)) as EmbeddedModule;
-  } catch (err) {
-    throw new ToxiproxyUnavailableError(
-      'no Toxiproxy URL given (--toxiproxy-url / LIMBO_TOXIPROXY_URL) and the embedded server is not built',
-      { cause: err },
-    );
-  }
-  const server = await mod.startToxiproxyServer({
+  // Loaded only when no URL is given.
+  const { startToxiproxyServer } = await import('../proxy/server.js');
+  const server = await startToxiproxyServer({
     host: '127.0.0.1',
     port: 0,
     ...(options.random !== undefined ? { random: options.random } : {}),
