@@ -31,6 +31,19 @@ export const limits = {
    * carry the payload as JSON text inside JSON, and escaping can double it.
    */
   payloadBytesMax: 256 * 1024,
+  /**
+   * Receiving one request (headers and body) at the ingress, in ms: a client that sends
+   * slower than this gets 408 and the connection closed (`--receive-timeout-ms`, capped here).
+   */
+  receiveMsMax: 120_000,
+  /** The default of `--receive-timeout-ms`. */
+  receiveMsDefault: 30_000,
+  /**
+   * Nesting of arrays and objects in a JSON payload: a handler's result is written back
+   * with JSON.stringify, which overflows the stack near 5,000 levels (and an invocation
+   * whose End cannot be written would be retried for ever).
+   */
+  jsonDepthMax: 64,
   /** Segments of a request path (`/Counter/{key}/add/send` has 4). */
   pathSegmentsMax: 8,
   /** Log server API: a node name or watcher name, in characters (the controller's own bound). */
@@ -110,8 +123,22 @@ export function checkHandlerInput(
   handler: string,
   input: unknown,
 ): ArgumentProblem | undefined {
+  if (jsonDepthOver(input, limits.jsonDepthMax))
+    return { field: 'body', message: `body nests deeper than ${limits.jsonDepthMax} levels` };
   const key = `${service}/${handler}`;
   return Object.hasOwn(checks, key) ? checks[key]?.(input) : undefined;
+}
+
+/** Whether a parsed JSON value nests arrays/objects deeper than `max` (iterative: no stack). */
+function jsonDepthOver(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const [v, depth] = item;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth + 1 > max) return true;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 /** A problem with the key of a keyed call, or undefined. */

@@ -51,6 +51,8 @@ export interface IngressOptions {
   requestTimeoutMs?: number;
   maxPending?: number;
   maxBodyBytes?: number;
+  /** Bound on receiving a request's headers and body (408 beyond); see limits.receiveMsMax. */
+  receiveTimeoutMs?: number;
   logger: Logger;
   registry?: Registry;
   /** Defaults to OTLP export configured from `env` (OTEL_* variables). */
@@ -125,10 +127,16 @@ export async function startIngress(o: IngressOptions): Promise<StartedService> {
     pending,
     tracing,
   );
-  const server = http.createServer((req, res) => api.handle(req, res));
+  // A slow or silent sender (headers or a body shorter than its content-length) gets 408
+  // once receiving its request took longer than the bound; a response may take as long as
+  // the handler does (Node's request timeout ends when the request has been received).
+  const receiveMs = Math.min(o.receiveTimeoutMs ?? limits.receiveMsDefault, limits.receiveMsMax);
+  const server = http.createServer({ connectionsCheckingInterval: Math.min(1000, receiveMs) }, (req, res) =>
+    api.handle(req, res),
+  );
   server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  server.requestTimeout = 0;
+  server.headersTimeout = receiveMs;
+  server.requestTimeout = receiveMs;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(o.port ?? 0, host, () => {

@@ -53,6 +53,13 @@ const options = {
     description: 'client request deadline, answered 504 (0 = none)',
   },
   maxPending: { type: 'int', default: 10_000, min: 1, description: 'pending requests before answering 503' },
+  receiveTimeoutMs: {
+    type: 'int',
+    default: limits.receiveMsDefault,
+    min: 100,
+    max: limits.receiveMsMax,
+    description: 'bound on receiving a request (headers and body), answered 408',
+  },
   maxBodyBytes: {
     type: 'int',
     default: limits.payloadBytesMax,

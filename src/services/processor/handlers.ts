@@ -66,7 +66,11 @@ function numberField(ctx: HandlerContext, target: string, field: string, fallbac
 const counterKey = (key: string): string => `Counter/${key}`;
 
 export const handlers: Record<string, Handler> = {
-  'Echo/echo': (ctx) => Promise.resolve({ value: ctx.input, stateUpdates: [] }),
+  'Echo/echo': (ctx) => {
+    const problem = checkHandlerInput('Echo', 'echo', ctx.input);
+    if (problem) throw new BadArgumentError(problem.field, problem.message);
+    return Promise.resolve({ value: ctx.input, stateUpdates: [] });
+  },
   'Sleep/sleep': async (ctx) => {
     const ms = numberField(ctx, 'Sleep/sleep', 'ms');
     await sleep(ms, ctx.signal);
