@@ -13,10 +13,11 @@ import { runSoak, soakSeeds, soakTable } from '../soak/soak.js';
 import { exitCodes, type Command } from './command.js';
 import { chooseRuntime, dockerRunOptions } from './docker-options.js';
 import { progressPrinter } from './progress.js';
+import { runPrometheusChoice } from './run-prometheus-choice.js';
 import { runtimeOption, targetOption, toxiproxyUrlOption } from './common-options.js';
 
-/** Default seeds: 9 suites × 8 seeds ≈ 30 minutes on this machine (about 25 s a run). */
-export const DEFAULT_SOAK_SEEDS = 8;
+/** Default seeds: 9 suites × 12 seeds ≈ 30 minutes on this machine (about 15 s a run, measured). */
+export const DEFAULT_SOAK_SEEDS = 12;
 
 const options = {
   target: targetOption,
@@ -50,6 +51,12 @@ const options = {
     max: 10_000,
     description: 'extra open file descriptors of the runner tolerated after a run',
   },
+  prometheus: {
+    type: 'enum',
+    values: ['auto', 'on', 'off'] as const,
+    description:
+      'one Prometheus per run, as for limbo run (on: required; auto: when installed) [default: auto when a suite has PromQL assertions, else off]',
+  },
   ...dockerRunOptions,
 } as const;
 
@@ -72,11 +79,16 @@ export const soakCommand: Command = {
     const suites = await loadSuites(paths);
     const runtime = await chooseRuntime(o.runtime, env, o);
     const target = createTarget(o.target, runtime);
+    const prometheus = runPrometheusChoice(
+      o.prometheus,
+      suites.map((s) => s.suite),
+    );
     const base = o.seed ?? randomSeed();
     const seeds = soakSeeds(base, o.seeds);
     process.stdout.write(
       `soak: ${suites.length} suite(s) × ${seeds.length} seed(s) on ${o.target} (${o.runtime}), seeds ${seeds[0]}…${seeds[seeds.length - 1]}\n`,
     );
+    process.stdout.write(`prometheus ${prometheus.summary}\n`);
     let listContainers: (() => Promise<string[]>) | undefined;
     if (o.runtime === 'docker') {
       const { ensureReaper } = await import('../runtime/docker-reaper.js');
@@ -95,6 +107,7 @@ export const soakCommand: Command = {
       outRoot: o.out,
       ...(o.toxiproxyUrl !== undefined ? { toxiproxyUrl: o.toxiproxyUrl } : {}),
       ...(listContainers ? { listContainers } : {}),
+      runOptions: prometheus.runOptions,
       settleMs: o.settleMs,
       fdSlack: o.fdSlack,
       replayFlags: o.runtime === 'local' ? '' : ` --runtime ${o.runtime}`,

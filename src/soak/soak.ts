@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import type { LoadedSuite } from '../runner/load-suites.js';
-import { runSuite, type Progress } from '../runner/run-suite.js';
+import { runSuite, type Progress, type RunSuiteOptions } from '../runner/run-suite.js';
 import { skipReasonFor, type Suite } from '../runner/suite.js';
 import { createCleanup } from '../runtime/cleanup.js';
 import type { VerdictFile } from '../report/write-report.js';
@@ -30,6 +30,8 @@ export interface SoakOptions {
   seeds: readonly number[];
   outRoot: string;
   toxiproxyUrl?: string;
+  /** Each run's Prometheus, as `limbo run --prometheus` chooses it (for PromQL assertions). */
+  runOptions?: Pick<RunSuiteOptions, 'prometheus' | 'noPrometheusReason'>;
   /** The ids of this runner's containers, when the runtime is docker. */
   listContainers?: () => Promise<string[]>;
   /** Bound on waiting, after a run, for its processes, ports and temp dirs to go (default 5 s). */
@@ -127,6 +129,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
           replay,
           cleanup,
           ...(o.toxiproxyUrl !== undefined ? { toxiproxyUrl: o.toxiproxyUrl } : {}),
+          ...o.runOptions,
           ...(o.onRunLog ? { onLog: o.onRunLog } : {}),
           onProgress: (p) => o.onProgress?.(p, { index, total: planned.length, seed }),
         });
@@ -242,7 +245,10 @@ function describeRun(r: SoakRun): string {
   if (r.falseAlarm) parts.push('FALSE ALARM');
   if (r.error !== undefined) parts.push(`run failed: ${r.error}`);
   for (const l of r.leaks) parts.push(`LEAK ${l.detail}`);
-  if (r.verdict !== 'pass' || r.leaks.length > 0) parts.push(`replay: ${r.replay}`);
+  if (r.verdict !== 'pass' || r.leaks.length > 0) {
+    if (r.runDir !== undefined) parts.push(`run directory: ${r.runDir}`);
+    parts.push(`replay: ${r.replay}`);
+  }
   return parts.join(' · ');
 }
 
