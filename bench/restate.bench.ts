@@ -10,7 +10,7 @@ import { createTarget } from '../src/targets/registry.js';
 import type { StartedTarget } from '../src/targets/target.js';
 import { createClock } from '../src/util/clock.js';
 import { createRandom } from '../src/util/random.js';
-import { pairOps } from '../src/runner/run-data.js';
+import { pairOps } from '../src/run-data/run-data.js';
 import { createHistoryRecorder } from '../src/workload/history.js';
 import { startWorkload } from '../src/workload/workload.js';
 import { fmt } from './load.js';

@@ -8,7 +8,7 @@
 // `promqlQueryOf`) and stores Prometheus's answer in the run data; the check reads only that.
 // A run without Prometheus is inconclusive, with the reason; a query Prometheus rejects as bad
 // PromQL is a fail (the suite is wrong); any other query error is inconclusive.
-import type { PromqlEvaluation, RunData } from '../runner/run-data.js';
+import type { PromqlEvaluation, RunData } from '../run-data/run-data.js';
 import { UsageError } from '../util/errors.js';
 import { result, type Checker, type CheckResult } from './checker.js';
 

@@ -12,7 +12,7 @@ import { createTarget } from '../targets/registry.js';
 import { UsageError } from '../util/errors.js';
 import { formatHelp, parseOptions } from '../util/options.js';
 import { randomSeed } from '../util/random.js';
-import type { VerdictFile } from '../report/write-report.js';
+import type { VerdictFile } from '../run-data/verdict.js';
 import type { Command } from './command.js';
 import { exitCodes } from './command.js';
 import { progressPrinter } from './progress.js';

@@ -18,7 +18,7 @@ import {
   type StartedPrometheus,
 } from '../telemetry/prometheus-server.js';
 import type { StartedTarget } from '../targets/target.js';
-import type { PromqlEvaluation } from './run-data.js';
+import type { PromqlEvaluation } from '../run-data/run-data.js';
 
 /** What a run scrapes: the runner, the target's extra endpoints (Toxiproxy) and every running service, by role. */
 export function runTargets(runnerMetricsUrl: string, target: StartedTarget): () => PrometheusTarget[] {

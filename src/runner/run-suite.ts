@@ -10,8 +10,9 @@
 import { faultsHitTraffic } from '../checkers/faults-hit-traffic.js';
 import { runCheckersOn, result, type CheckResult, type Checker } from '../checkers/checker.js';
 import { startSchedule, type ActiveFault } from '../faults/schedule.js';
-import { buildVerdict, writeReport, type VerdictFile } from '../report/write-report.js';
-import { createRunDir, pointLatest } from '../report/run-dir.js';
+import { writeReport } from '../report/write-report.js';
+import { buildVerdict, type VerdictFile } from '../run-data/verdict.js';
+import { createRunDir, pointLatest } from '../run-data/run-dir.js';
 import { createCleanup, type Cleanup } from '../runtime/cleanup.js';
 import type { Target } from '../targets/target.js';
 import { createClock, type Clock } from '../util/clock.js';
@@ -24,7 +25,7 @@ import type { Span } from '@opentelemetry/api';
 import { silentLogger } from '../telemetry/logger.js';
 import { startOtlpReceiver } from '../telemetry/otlp-receiver.js';
 import { createTracing } from '../telemetry/tracing.js';
-import type { HistoryOp, RunData } from './run-data.js';
+import type { HistoryOp, RunData } from '../run-data/run-data.js';
 import { createRunnerMetrics } from './runner-metrics.js';
 // --- run Prometheus (limbo run --prometheus) ---
 import { promqlQueryOf } from '../checkers/promql.js';

@@ -7,7 +7,7 @@
 import http from 'node:http';
 import type { Clock } from '../util/clock.js';
 import { parsePrometheusText } from '../telemetry/prom-text.js';
-import type { SeriesSample } from './run-data.js';
+import type { SeriesSample } from '../run-data/run-data.js';
 
 export interface ScraperOptions {
   /** Current scrape targets: service name → /metrics URL (asked again every tick). */

@@ -9,18 +9,9 @@ import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import protobuf from 'protobufjs';
 
-export interface SpanRecord {
-  traceId: string;
-  spanId: string;
-  parentSpanId: string;
-  name: string;
-  service: string;
-  kind: number;
-  startMs: number;
-  endMs: number;
-  attributes: Record<string, string | number | boolean>;
-  status: { code: number; message: string };
-}
+import type { SpanRecord } from '../run-data/spans.js';
+
+export type { SpanRecord };
 
 export interface StartedOtlpReceiver extends AsyncDisposable {
   /** Base URL to use as OTEL_EXPORTER_OTLP_ENDPOINT (the exporters append /v1/traces). */

@@ -4,7 +4,7 @@
 // 504 and other 5xx), with the invocation id whenever it is known. Paths and ids follow the
 // target's client API (client-api.ts): the reference ingress by default.
 import { randomBytes } from 'node:crypto';
-import type { OpKind, OpRequest, OpResponse } from '../runner/run-data.js';
+import type { OpKind, OpRequest, OpResponse } from '../run-data/run-data.js';
 import type { Random } from '../util/random.js';
 import { referenceClientApi, type ClientApi } from './client-api.js';
 import type { Completion, HistoryRecorder } from './history.js';
