@@ -11,7 +11,7 @@
 //   toxiproxy()  ─▶ url given? use it : LIMBO_DOCKER_TOXIPROXY=embedded? in this process
 //                                     : a container (official image if present, else `limbo proxy`)
 import { Toxiproxy } from 'toxiproxy-node-client';
-import { openToxiproxy, type ToxiproxyHandle } from '../targets/toxiproxy-server.js';
+import { openToxiproxy, type ToxiproxyHandle } from './toxiproxy.js';
 import { metricsUrlOf } from './local.js';
 import type { Cleanup } from './cleanup.js';
 import { processRunId, startContainerService, type StartedContainer } from './docker.js';

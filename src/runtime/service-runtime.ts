@@ -6,8 +6,8 @@
 //   target ─ServiceSpec─▶ runtime.service() ─▶ RuntimeService (ServiceHandle + start/ready)
 //          ─toxiproxy()─▶ the run's Toxiproxy (local: embedded; docker: a container)
 import type { ServiceRole } from '../protocol/names.js';
-import type { ToxiproxyHandle } from '../targets/toxiproxy-server.js';
-import type { ServiceHandle } from '../targets/target.js';
+import type { ToxiproxyHandle } from './toxiproxy.js';
+import type { ServiceHandle } from './service-handle.js';
 import type { ReadyInfo } from '../util/ready.js';
 import type { Cleanup } from './cleanup.js';
 

@@ -6,8 +6,10 @@
 //   Target.start(topology, ctx) ─▶ StartedTarget { ingressUrls, links, services, leaderOf, … }
 import type { Toxiproxy } from 'toxiproxy-node-client';
 import type { Checker } from '../checkers/checker.js';
-import type { ServiceRole } from '../protocol/names.js';
+import type { ServiceHandle } from '../runtime/service-handle.js';
 import type { RuntimeName } from '../runtime/service-runtime.js';
+
+export type { ServiceHandle } from '../runtime/service-handle.js';
 import type { ClientApi } from '../workload/client-api.js';
 import type { WorkloadSpec } from '../workload/workload.js';
 
@@ -27,25 +29,6 @@ export interface TargetContext {
   env?: NodeJS.ProcessEnv;
   /** Bound on each service's start-up. */
   readyTimeoutMs?: number;
-}
-
-export interface ServiceHandle {
-  readonly name: string;
-  /** `endpoint`: a target's service deployment (e.g. Restate's SDK endpoint). */
-  readonly role: ServiceRole | 'toxiproxy' | 'endpoint';
-  isRunning(): boolean;
-  /** Its PID on this host; undefined when not running, or in a container. */
-  pid(): number | undefined;
-  /** The service's current /metrics URL (changes across restarts), if it is running. */
-  metricsUrl(): string | undefined;
-  /** kill -9 (a container: SIGKILL to it); resolves once it has exited. */
-  kill(): Promise<void>;
-  /** SIGSTOP / SIGCONT (a container: docker pause / unpause). */
-  pause(): Promise<void>;
-  resume(): Promise<void>;
-  /** Starts it again with the same arguments and data (stopping it first if it runs). */
-  restart(): Promise<void>;
-  stop(): Promise<void>;
 }
 
 export interface StartedTarget extends AsyncDisposable {

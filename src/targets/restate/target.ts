@@ -25,7 +25,7 @@ import { metricNames } from '../../protocol/names.js';
 import { createCleanup } from '../../runtime/cleanup.js';
 import { silentLogger } from '../../telemetry/logger.js';
 import { restateClientApi } from '../../workload/client-api.js';
-import { openToxiproxy } from '../toxiproxy-server.js';
+import { openToxiproxy } from '../../runtime/toxiproxy.js';
 import { TargetError, type ServiceHandle, type StartedTarget, type Target } from '../target.js';
 import { startRestateCluster, type RestateNode } from './cluster.js';
 import { invocationsByIdempotencyKey } from './invocations.js';
