@@ -1,7 +1,7 @@
 // A checker is a pure function of the run's data: (RunData) → verdict with evidence.
 // No I/O, no clock, no randomness, so a verdict can be recomputed from a run directory.
 // Verdicts combine as Jepsen's do: fail beats inconclusive beats pass.
-import type { RunData } from '../run-data/run-data.js';
+import type { PromqlQuery, RunData } from '../run-data/run-data.js';
 import type { CheckResult, Evidence, Verdict } from '../run-data/verdict.js';
 
 export type { CheckResult, Evidence, Verdict } from '../run-data/verdict.js';
@@ -11,6 +11,11 @@ export interface Checker {
   readonly name: string;
   /** The canonical signals (metric names) it reads; when a target lacks all of them it is skipped. */
   readonly needs?: readonly string[];
+  /**
+   * A PromQL query it reads: the run's Prometheus observer evaluates it into
+   * run.prometheus.evaluations before the check (the check stays pure).
+   */
+  readonly promql?: PromqlQuery;
   check(run: RunData): CheckResult;
 }
 

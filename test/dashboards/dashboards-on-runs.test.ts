@@ -24,7 +24,7 @@ import type { RunData } from '../../src/run-data/run-data.js';
 import { runSuite } from '../../src/runner/run-suite.js';
 import { defineSuite } from '../../src/runner/suite.js';
 import { createTarget } from '../../src/targets/registry.js';
-import { prometheusAvailable, type StartedPrometheus } from '../../src/telemetry/prometheus-server.js';
+import { prometheusAvailable, type StartedPrometheus } from '../../src/observe/prometheus-server.js';
 import { dashboardExpressions, interpolate } from '../../dashboards/src/generate.js';
 
 const required = process.env.LIMBO_PROMETHEUS_REQUIRED === '1';

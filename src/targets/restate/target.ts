@@ -26,7 +26,13 @@ import { createCleanup } from '../../runtime/cleanup.js';
 import { silentLogger } from '../../telemetry/logger.js';
 import { restateClientApi } from '../../workload/client-api.js';
 import { openToxiproxy } from '../../runtime/toxiproxy.js';
-import { TargetError, type ServiceHandle, type StartedTarget, type Target } from '../target.js';
+import {
+  TargetError,
+  type ServiceHandle,
+  type StartedTarget,
+  type Target,
+  type TargetProfile,
+} from '../target.js';
 import { startRestateCluster, type RestateNode } from './cluster.js';
 import { invocationsByIdempotencyKey } from './invocations.js';
 import { startLeadershipObserver } from './leadership-observer.js';
@@ -118,9 +124,21 @@ function endpointHandle(pid: number): ServiceHandle {
   };
 }
 
+const keptMetrics = new Set(keptRestateMetrics);
+
+/** Restate's static profile: its own ingress API, the signals it lacks, its leadership check and rate cap. */
+export const restateProfile: TargetProfile = {
+  clientApi: restateClientApi,
+  missingSignals: restateMissingSignals(),
+  keepMetric: (name) => keptMetrics.has(name),
+  extraCheckers: [partitionLeadership()],
+  workloadLimits: { maxRatePerSec: RESTATE_MAX_OPS_PER_SEC },
+};
+
 export function restateTarget(): Target {
   return {
     name: 'restate',
+    profile: restateProfile,
     async start(topology, ctx): Promise<StartedTarget> {
       const cleanup = createCleanup();
       const env = ctx.env ?? process.env;
@@ -167,7 +185,6 @@ export function restateTarget(): Target {
         services.set('service', endpointHandle(cluster.services.pid));
         const links: Record<string, string> = {};
         for (const name of restateLinkNames(NODES)) links[name] = name;
-        const keep = new Set(keptRestateMetrics);
         const stop = (): Promise<void> => cleanup.runAll();
         return {
           name: 'restate',
@@ -200,11 +217,6 @@ export function restateTarget(): Target {
             );
             return new Map([...found].map(([k, v]) => [k, v.id]));
           },
-          clientApi: restateClientApi,
-          missingSignals: restateMissingSignals(),
-          keepMetric: (name) => keep.has(name),
-          extraCheckers: [partitionLeadership()],
-          workloadLimits: { maxRatePerSec: RESTATE_MAX_OPS_PER_SEC },
           stop,
           [Symbol.asyncDispose]: stop,
         };

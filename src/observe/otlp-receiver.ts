@@ -30,7 +30,7 @@ export interface OtlpReceiverOptions {
   onSpans?: (spans: SpanRecord[]) => void;
 }
 
-const protoPath = fileURLToPath(new URL('../../../src/telemetry/otlp-trace.proto', import.meta.url));
+const protoPath = fileURLToPath(new URL('../../../src/observe/otlp-trace.proto', import.meta.url));
 let requestType: protobuf.Type | undefined;
 function exportRequestType(): protobuf.Type {
   requestType ??= protobuf.loadSync(protoPath).lookupType('limbo.otlp.ExportTraceServiceRequest');
