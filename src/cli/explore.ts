@@ -4,7 +4,7 @@
 import { relative } from 'node:path';
 import { explore } from '../explore/explore.js';
 import { exploreFaultKinds, type ExploreFaultKind } from '../explore/plan.js';
-import { writeSeedFile } from '../explore/seed-file.js';
+import { writeSeedFile } from '../runner/seed-file.js';
 import { runSuite } from '../runner/run-suite.js';
 import { progressPrinter } from './progress.js';
 import { createCleanup } from '../runtime/cleanup.js';

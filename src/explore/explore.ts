@@ -17,7 +17,7 @@ import {
   type ExploreFaultKind,
   type PlannedFault,
 } from './plan.js';
-import { checkersOf, type SeedCheck, type SeedFile } from './seed-file.js';
+import { checkersOf, type SeedCheck, type SeedFile } from '../runner/seed-file.js';
 import { shrinkSchedule } from './shrink.js';
 
 export const exploreChecks = (withinMsAfterHeal: number): SeedCheck[] => [

@@ -45,4 +45,3 @@ export function readSpansJsonl(path: string, maxBytes = MAX_SPANS_FILE_BYTES): S
   }
   return spans;
 }
-

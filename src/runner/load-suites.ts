@@ -4,7 +4,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { isSeedFileName, readSeedFile } from '../explore/seed-file.js';
+import { isSeedFileName, readSeedFile } from './seed-file.js';
 import { UsageError } from '../util/errors.js';
 import { isSuite, type Suite } from './suite.js';
 

@@ -278,7 +278,11 @@ async function converge(ctx: RunContext, workload: StartedWorkload, chaosRun: Ch
   await eachObserver(observers, 'beforeAbort', (o) => o.beforeAbort?.(moment), log);
   await workload.stop(0);
   await workload.finalReads();
-  await nameUnnamedInvocations(ctx.history.ops, ctx.testbed.target.resolveInvocationIds?.bind(ctx.testbed.target), log);
+  await nameUnnamedInvocations(
+    ctx.history.ops,
+    ctx.testbed.target.resolveInvocationIds?.bind(ctx.testbed.target),
+    log,
+  );
   await eachObserver(observers, 'collect', (o) => o.collect?.(run), log);
   run.history = [...ctx.history.ops];
   run.phases.endedAtMs = ctx.clock.nowMs();

@@ -21,4 +21,3 @@ export interface ServiceHandle {
   restart(): Promise<void>;
   stop(): Promise<void>;
 }
-

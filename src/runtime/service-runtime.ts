@@ -59,13 +59,3 @@ export interface RuntimeChoice {
    */
   env?: NodeJS.ProcessEnv;
 }
-
-/** The runtime for a choice; docker is loaded on demand (the local runtime never loads testcontainers). */
-export async function createRuntime(choice: RuntimeName | RuntimeChoice): Promise<ServiceRuntime> {
-  const c = typeof choice === 'string' ? { name: choice } : choice;
-  if (c.name === 'docker')
-    return (await import('./docker-runtime.js')).createDockerRuntime(
-      c.env !== undefined ? { env: c.env } : {},
-    );
-  return (await import('./local.js')).localRuntime();
-}

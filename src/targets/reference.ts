@@ -16,13 +16,8 @@
 import type { Proxy } from 'toxiproxy-node-client';
 import { createControllerClient, type ControllerClient } from '../protocol/grpc.js';
 import { createCleanup } from '../runtime/cleanup.js';
-import {
-  createRuntime,
-  type RuntimeChoice,
-  type RuntimeName,
-  type RuntimeService,
-  type ServiceSpec,
-} from '../runtime/service-runtime.js';
+import { createRuntime } from '../runtime/create-runtime.js';
+import type { RuntimeChoice, RuntimeName, RuntimeService, ServiceSpec } from '../runtime/service-runtime.js';
 import { TimeoutError } from '../util/errors.js';
 import type { StartedTarget, Target, TargetContext, Topology } from './target.js';
 

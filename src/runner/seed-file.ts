@@ -7,11 +7,11 @@ import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkerFactory, checkerNames } from '../checkers/registry.js';
 import type { Checker } from '../checkers/checker.js';
-import { defineSuite, type Suite } from '../runner/suite.js';
+import { defineSuite, type Suite } from './suite.js';
 import type { Topology } from '../targets/target.js';
 import { UsageError } from '../util/errors.js';
 import type { WorkloadSpec } from '../workload/workload.js';
-import { toScheduleEntries, type PlannedFault } from './plan.js';
+import { toScheduleEntries, type PlannedFault } from '../faults/planned.js';
 
 export interface SeedCheck {
   name: string;
