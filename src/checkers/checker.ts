@@ -3,6 +3,7 @@
 // Verdicts combine as Jepsen's do: fail beats inconclusive beats pass.
 import type { PromqlQuery, RunData } from '../run-data/run-data.js';
 import type { CheckResult, Evidence, Verdict } from '../run-data/verdict.js';
+import { messageOf } from '../util/errors.js';
 
 export type { CheckResult, Evidence, Verdict } from '../run-data/verdict.js';
 export { combineVerdicts, verdictOf } from '../run-data/verdict.js';
@@ -52,7 +53,7 @@ export function runCheckers(checkers: readonly Checker[], run: RunData): CheckRe
       return {
         name: c.name,
         verdict: 'fail',
-        summary: `checker threw: ${err instanceof Error ? err.message : String(err)}`,
+        summary: `checker threw: ${messageOf(err)}`,
         evidence: { details: { error: String(err) } },
       };
     }

@@ -7,6 +7,7 @@
 //                          see the      clients still wait    write what it    checks
 //                          present      on open ops           saw into run data
 import type { RunData } from '../run-data/run-data.js';
+import { messageOf } from '../util/errors.js';
 
 /** The run at its deadline, for observers that query a time range (epoch ms). */
 export interface DeadlineMoment {
@@ -38,7 +39,7 @@ export async function eachObserver(
     try {
       await step(o);
     } catch (err) {
-      log(`observer ${o.name}: ${moment} failed: ${err instanceof Error ? err.message : String(err)}`);
+      log(`observer ${o.name}: ${moment} failed: ${messageOf(err)}`);
     }
   }
 }

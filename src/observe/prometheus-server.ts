@@ -19,7 +19,7 @@ import { freePort } from '../util/free-ports.js';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { LimboError, TimeoutError } from '../util/errors.js';
+import { LimboError, TimeoutError, messageOf } from '../util/errors.js';
 
 export interface PrometheusTarget {
   /** Becomes the `job` label. */
@@ -120,7 +120,12 @@ export interface StartedPrometheus extends AsyncDisposable {
 }
 
 export class PrometheusStartError extends LimboError {
-  constructor(message: string, options?: ErrorOptions) {
+  constructor(
+    message: string,
+    options?: ErrorOptions,
+    /** Its listen port was taken (another process bound it between probe and bind): worth a retry. */
+    readonly portInUse = false,
+  ) {
     super('E_PROMETHEUS_START', message, options);
   }
 }
@@ -217,7 +222,7 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Start
       } catch (err) {
         lastError = err;
         // Another process may have taken the port between probe and bind: try another.
-        if (!(err instanceof PrometheusStartError) || !/address already in use/.test(err.message)) break;
+        if (!(err instanceof PrometheusStartError) || !err.portInUse) break;
       }
     }
     throw lastError;
@@ -281,8 +286,14 @@ async function launch(
     await waitReady(url, exited, readyTimeoutMs);
   } catch (err) {
     await stopChild(child, exited, stopGraceMs);
-    const message = err instanceof Error ? err.message : String(err);
-    throw new PrometheusStartError(`prometheus did not become ready: ${message}\n${tail()}`, { cause: err });
+    const message = messageOf(err);
+    // Prometheus's own log says why it exited; a taken port is the one cause worth a retry.
+    const portInUse = lines.some((line) => line.includes('address already in use'));
+    throw new PrometheusStartError(
+      `prometheus did not become ready: ${message}\n${tail()}`,
+      { cause: err },
+      portInUse,
+    );
   }
 
   const api = async <T>(path: string, params: Record<string, string>): Promise<T> => {

@@ -19,6 +19,7 @@ import {
 } from './prometheus-server.js';
 import type { PromqlEvaluation, RunData } from '../run-data/run-data.js';
 import type { Observer } from './observer.js';
+import { messageOf } from '../util/errors.js';
 
 export interface RunPrometheusOptions {
   runDir: string;
@@ -82,7 +83,7 @@ export async function startRunPrometheus(options: RunPrometheusOptions): Promise
     // So the dashboards and assertions see the run from its start.
     await prometheus.waitForTargetsUp(options.firstScrapeTimeoutMs ?? 20_000);
   } catch (err) {
-    log(`prometheus: ${err instanceof Error ? err.message : String(err)}`);
+    log(`prometheus: ${messageOf(err)}`);
   }
   return {
     prometheus,
@@ -91,7 +92,7 @@ export async function startRunPrometheus(options: RunPrometheusOptions): Promise
     async settle(timeoutMs = scrapeIntervalMs * 5) {
       await sync();
       await prometheus.waitForScrapesAfter(Date.now(), timeoutMs).catch((err: unknown) => {
-        log(`prometheus: ${err instanceof Error ? err.message : String(err)}`);
+        log(`prometheus: ${messageOf(err)}`);
       });
     },
     evaluate: (queries, startMs, endMs) =>
@@ -166,7 +167,7 @@ async function evaluateOne(
     const error =
       err instanceof PromQueryError
         ? { type: err.errorType, message: err.message }
-        : { type: 'unavailable', message: err instanceof Error ? err.message : String(err) };
+        : { type: 'unavailable', message: messageOf(err) };
     return { ...base, series: [], error };
   }
 }

@@ -8,6 +8,7 @@ import { ApiError } from './api-error.js';
 import { parseJsonBody } from './go-json.js';
 import { proxyJson, toxicJson, type ProxyCollection } from './proxy-collection.js';
 import type { Logger } from '../telemetry/logger.js';
+import { messageOf } from '../util/errors.js';
 
 export const toxiproxyVersion = '2.12.0';
 const maxBodyBytes = 1024 * 1024;
@@ -149,7 +150,7 @@ export function createApiHandler(
         (err: unknown) => {
           if (err instanceof ApiError) return send(err.status, { error: err.message, status: err.status });
           logger.error('api request failed', { method, path, err });
-          send(500, { error: err instanceof Error ? err.message : String(err), status: 500 });
+          send(500, { error: messageOf(err), status: 500 });
         },
       );
   };

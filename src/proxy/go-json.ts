@@ -2,6 +2,7 @@
 // same 400 `bad request body: …` messages: unknown fields ignored, null leaves a field as
 // it was, a wrong type names the Go struct field it could not fill.
 import { ApiError } from './api-error.js';
+import { messageOf } from '../util/errors.js';
 
 export type FieldKind = 'string' | 'bool' | 'int' | 'float' | 'object';
 
@@ -22,7 +23,7 @@ export function parseJsonBody(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
-    throw badBody(err instanceof Error ? err.message : String(err));
+    throw badBody(messageOf(err));
   }
 }
 

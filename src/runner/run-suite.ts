@@ -351,7 +351,7 @@ async function nameUnnamedInvocations(
     for (const [key, id] of ids) for (const op of byKey.get(key) ?? []) op.invocationId = id;
     log(`named ${ids.size} of ${byKey.size} unnamed invocations from their idempotency keys`);
   } catch (err) {
-    log(`could not name unnamed invocations: ${err instanceof Error ? err.message : String(err)}`);
+    log(`could not name unnamed invocations: ${messageOf(err)}`);
   }
 }
 

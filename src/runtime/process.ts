@@ -9,7 +9,7 @@ import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
-import { LimboError, TimeoutError } from '../util/errors.js';
+import { LimboError, TimeoutError, messageOf } from '../util/errors.js';
 import { parseReadyLine, type ReadyInfo } from '../util/ready.js';
 
 export interface ProcessOptions {
@@ -138,7 +138,7 @@ export async function startProcess(options: ProcessOptions): Promise<StartedProc
   } catch (err) {
     handle.kill('SIGKILL');
     await exited;
-    const message = err instanceof Error ? err.message : String(err);
+    const message = messageOf(err);
     throw new ProcessStartError(`${message}\n--- last output of ${options.name} ---\n${handle.tail()}`);
   }
   return handle;

@@ -21,7 +21,9 @@ import type { RuntimeChoice, RuntimeName, RuntimeService, ServiceSpec } from '..
 import { TimeoutError } from '../util/errors.js';
 import type { StartedTarget, Target, TargetContext, Topology } from './target.js';
 
-export type Protocol = 'rpc' | 'legacy';
+import type { Protocol } from '../protocol/names.js';
+
+export type { Protocol } from '../protocol/names.js';
 
 const PLACEHOLDER_UPSTREAM = '127.0.0.1:1';
 

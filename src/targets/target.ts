@@ -14,6 +14,7 @@ import type { RuntimeName } from '../runtime/service-runtime.js';
 export type { ServiceHandle } from '../runtime/service-handle.js';
 import { referenceClientApi, type ClientApi } from '../workload/client-api.js';
 import type { WorkloadSpec } from '../workload/workload.js';
+import { LimboError } from '../util/errors.js';
 
 export interface Topology {
   processors: number;
@@ -106,6 +107,8 @@ export function profileOf(target: Target): TargetProfile {
   return target.profile ?? referenceProfile;
 }
 
-export class TargetError extends Error {
-  readonly code = 'E_TARGET';
+export class TargetError extends LimboError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('E_TARGET', message, options);
+  }
 }

@@ -9,6 +9,7 @@ import type { Random } from '../util/random.js';
 import { referenceClientApi, type ClientApi } from './client-api.js';
 import type { Completion, HistoryRecorder } from './history.js';
 import { HttpClientError, type HttpAnswer, type HttpClient } from './http-client.js';
+import { messageOf } from '../util/errors.js';
 
 export interface OpContext {
   http: HttpClient;
@@ -87,7 +88,7 @@ export function classifyError(err: unknown): Completion {
   }
   return {
     type: 'info',
-    error: { code: 'bad_response', message: err instanceof Error ? err.message : String(err) },
+    error: { code: 'bad_response', message: messageOf(err) },
   };
 }
 

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../../telemetry/logger.js';
 import { sleep } from '../../util/backoff.js';
-import { TimeoutError } from '../../util/errors.js';
+import { TimeoutError, messageOf } from '../../util/errors.js';
 import { listPartitions } from './partitions.js';
 import { provisionCluster } from './restatectl.js';
 
@@ -57,7 +57,7 @@ export async function registerDeployment(
       }
       last = `${res.status} ${text}`;
     } catch (err) {
-      last = err instanceof Error ? err.message : String(err);
+      last = messageOf(err);
     }
     await sleep(500);
   }
@@ -76,7 +76,7 @@ export async function waitForLeaders(
       if (leaders.size >= partitions) return;
       last = `${leaders.size} of ${partitions} partitions have a leader`;
     } catch (err) {
-      last = err instanceof Error ? err.message : String(err);
+      last = messageOf(err);
     }
     await sleep(500);
   }
