@@ -37,6 +37,7 @@ import { startRestateCluster, type RestateNode } from './cluster.js';
 import { invocationsByIdempotencyKey } from './invocations.js';
 import { startLeadershipObserver } from './leadership-observer.js';
 import { restateSignals } from './signals.js';
+import { predicateProbe, waitFor } from '../../util/wait.js';
 import { pidAlive } from '../../util/pid-alive.js';
 
 /** Restate metrics a run keeps from the nodes' /metrics (the rest are RocksDB internals etc.). */
@@ -78,10 +79,12 @@ export function restateLinkNames(nodes = NODES): string[] {
 
 const hostPort = (url: string): string => new URL(url).host;
 
-async function waitFor(cond: () => boolean, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-}
+const waitGone = (what: string, gone: () => boolean): Promise<true> =>
+  waitFor(predicateProbe(gone), {
+    what: `${what} has exited after SIGKILL`,
+    timeoutMs: KILL_WAIT_MS,
+    intervalMs: 25,
+  });
 
 function nodeHandle(node: RestateNode): ServiceHandle {
   return {
@@ -92,7 +95,7 @@ function nodeHandle(node: RestateNode): ServiceHandle {
     metricsUrl: () => (node.isRunning() ? node.metricsUrl : undefined),
     kill: async () => {
       node.kill('SIGKILL');
-      await waitFor(() => !node.isRunning(), KILL_WAIT_MS);
+      await waitGone(`node-${node.index}`, () => !node.isRunning());
     },
     pause: () => Promise.resolve(node.pause()),
     resume: () => Promise.resolve(node.resume()),
@@ -114,7 +117,7 @@ function endpointHandle(pid: number): ServiceHandle {
     metricsUrl: () => undefined,
     kill: async () => {
       await signal('SIGKILL');
-      await waitFor(() => !pidAlive(pid), KILL_WAIT_MS);
+      await waitGone('the service endpoint', () => !pidAlive(pid));
     },
     pause: () => signal('SIGSTOP'),
     resume: () => signal('SIGCONT'),
