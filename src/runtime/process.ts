@@ -51,10 +51,15 @@ export class ProcessStartError extends LimboError {
 
 const TAIL_LINES = 200;
 
-/** The command and arguments that run the `limbo` CLI from this checkout. */
-export function limboCommand(): { command: string; args: string[] } {
+/**
+ * The command and arguments that run the `limbo` CLI from this checkout. Node flags in
+ * `LIMBO_SERVICE_NODE_ARGS` (space-separated, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) go
+ * before it, for profiling services (Node refuses --cpu-prof in NODE_OPTIONS).
+ */
+export function limboCommand(env: NodeJS.ProcessEnv = process.env): { command: string; args: string[] } {
   const main = fileURLToPath(new URL('../cli/main.js', import.meta.url));
-  return { command: process.execPath, args: [main] };
+  const nodeArgs = (env.LIMBO_SERVICE_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+  return { command: process.execPath, args: [...nodeArgs, main] };
 }
 
 export async function startProcess(options: ProcessOptions): Promise<StartedProcess> {
@@ -150,7 +155,7 @@ export function startLimboService(
   args: readonly string[],
   options: Partial<Omit<ProcessOptions, 'command' | 'args'>> = {},
 ): Promise<StartedProcess> {
-  const cmd = limboCommand();
+  const cmd = limboCommand(options.env ?? process.env);
   return startProcess({
     name: options.name ?? role,
     command: cmd.command,
