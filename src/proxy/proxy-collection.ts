@@ -4,6 +4,7 @@ import { ApiError } from './api-error.js';
 import { badBody, decodeInto } from './go-json.js';
 import { Proxy, type ProxyHooks, type ProxyJson } from './proxy.js';
 import type { Direction, ToxicConfig } from './toxic.js';
+import { resolveTcpAddress } from './resolve-address.js';
 import { toxicRegistry } from './toxics/registry.js';
 
 export interface ToxicJson {
@@ -100,7 +101,7 @@ export class ProxyCollection {
     for (const input of inputs) {
       try {
         const existing = this.proxies.get(input.name);
-        if (existing && existing.listen === input.listen && existing.upstream === input.upstream) {
+        if (existing && !(await differs(existing, input))) {
           created.push(existing);
           continue;
         }
@@ -123,7 +124,7 @@ export class ProxyCollection {
       enabled: proxy.enabled,
     };
     decodeInto(body, proxyFields, 'proxy.Proxy', input as unknown as Record<string, unknown>);
-    if (input.listen !== proxy.listen || input.upstream !== proxy.upstream) {
+    if (await differs(proxy, input)) {
       await proxy.stop();
       proxy.listen = input.listen;
       proxy.upstream = input.upstream;
@@ -214,17 +215,17 @@ export class ProxyCollection {
   }
 
   private async add(input: ProxyInput): Promise<Proxy> {
-    const proxy = new Proxy(
-      input.name,
-      input.listen === '' ? '127.0.0.1:0' : input.listen,
-      input.upstream,
-      this.hooks,
-    );
+    const proxy = new Proxy(input.name, input.listen, input.upstream, this.hooks);
     if (input.enabled) await proxy.start();
     this.proxies.set(proxy.name, proxy);
     this.hooks.logger.info('proxy created', { ...proxy.toJson() });
     return proxy;
   }
+}
+
+/** Toxiproxy's Proxy.Differs: the new listen address resolved first, the upstream as given. */
+async function differs(proxy: Proxy, input: ProxyInput): Promise<boolean> {
+  return (await resolveTcpAddress(input.listen)) !== proxy.listen || input.upstream !== proxy.upstream;
 }
 
 function decodeAttributes(body: unknown, type: string, target: Record<string, number>): void {

@@ -7,6 +7,7 @@ import { defaultQueueLimits, type QueueLimits } from './chunk-queue.js';
 import type { Direction, ToxicConfig } from './toxic.js';
 import type { Logger } from '../telemetry/logger.js';
 import { ApiError } from './api-error.js';
+import { joinHostPort } from './resolve-address.js';
 
 export interface ProxyHooks {
   random: () => number;
@@ -23,19 +24,16 @@ export interface ProxyJson {
   enabled: boolean;
 }
 
-/** "host:port" → parts; an empty or "localhost" host means 127.0.0.1 (loopback by default). */
-export function splitHostPort(address: string): { host: string; port: number } {
+/** "host:port" → parts; a "localhost" host means 127.0.0.1, an empty one stays empty. */
+function splitHostPort(address: string): { host: string; port: number } {
+  if (address.trim() === '') return { host: '', port: 0 };
   const m = /^(?:\[([^\]]*)\]|([^:]*)):(\d{1,5})$/.exec(address.trim());
   if (!m) throw new ApiError(500, `listen tcp ${address}: address ${address}: missing port in address`);
   const raw = m[1] ?? m[2] ?? '';
-  const host = raw === '' || raw === 'localhost' ? '127.0.0.1' : raw;
+  const host = raw === 'localhost' ? '127.0.0.1' : raw;
   const port = Number(m[3]);
   if (port > 65535) throw new ApiError(500, `listen tcp ${address}: address ${address}: invalid port`);
   return { host, port };
-}
-
-function joinHostPort(host: string, port: number): string {
-  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
 export class Proxy {
@@ -67,7 +65,11 @@ export class Proxy {
     return this.connections.size;
   }
 
-  /** Listens; `listen` is rewritten to the bound address. Throws ApiError(500) on listen errors. */
+  /**
+   * Listens; `listen` is rewritten to the bound address. An empty host (or no `listen` at
+   * all) binds every interface, as Go's net.Listen does (`[::]:PORT`). Throws ApiError(500)
+   * on listen errors.
+   */
   async start(): Promise<void> {
     if (this.enabled) return;
     const { host, port } = splitHostPort(this.listen);
@@ -76,7 +78,7 @@ export class Proxy {
     );
     await new Promise<void>((resolve, reject) => {
       server.once('error', (err) => reject(new ApiError(500, `listen tcp ${this.listen}: ${err.message}`)));
-      server.listen({ host, port, backlog: 4096 }, () => resolve());
+      server.listen({ ...(host === '' ? {} : { host }), port, backlog: 4096 }, () => resolve());
     });
     server.on('error', (err) => this.hooks.logger.warn('listener error', { proxy: this.name, err }));
     const bound = server.address() as net.AddressInfo;
@@ -123,6 +125,8 @@ export class Proxy {
     let target: { host: string; port: number };
     try {
       target = splitHostPort(this.upstream);
+      // Go dials ":PORT" on the local system.
+      if (target.host === '') target.host = '127.0.0.1';
     } catch {
       client.destroy();
       return;

@@ -3,6 +3,7 @@ import type { ToxicDefinition } from '../toxic.js';
 import { bandwidthToxic } from './bandwidth.js';
 import { latencyToxic } from './latency.js';
 import { limitDataToxic } from './limit-data.js';
+import { noopToxicDefinition } from './noop.js';
 import { resetPeerToxic } from './reset-peer.js';
 import { slicerToxic } from './slicer.js';
 import { slowCloseToxic } from './slow-close.js';
@@ -10,6 +11,7 @@ import { timeoutToxic } from './timeout.js';
 
 export const toxicRegistry: ReadonlyMap<string, ToxicDefinition> = new Map(
   [
+    noopToxicDefinition,
     latencyToxic,
     bandwidthToxic,
     slowCloseToxic,
