@@ -11,6 +11,7 @@ import { ApiError } from './api-error.js';
 import { parseJsonBody } from './go-json.js';
 import { proxyJson, toxicJson, type ProxyCollection } from './proxy-collection.js';
 import type { Logger } from '../telemetry/logger.js';
+import type { ProxyEvents } from './proxy-events.js';
 
 export const toxiproxyVersion = '2.12.0';
 const maxBodyBytes = 1024 * 1024;
@@ -23,7 +24,11 @@ class RawBody {
     readonly text: string,
   ) {}
 }
-type Handler = (params: string[], body: () => Promise<unknown>) => Reply | Promise<Reply>;
+type Handler = (
+  params: string[],
+  body: () => Promise<unknown>,
+  query: URLSearchParams,
+) => Reply | Promise<Reply>;
 interface Route {
   pattern: RegExp;
   methods: Record<string, Handler>;
@@ -33,6 +38,7 @@ export function createApiHandler(
   collection: ProxyCollection,
   registry: Registry,
   logger: Logger,
+  events: ProxyEvents,
 ): (req: http.IncomingMessage, res: http.ServerResponse) => void {
   const c = collection;
   const ex = <T>(op: () => Promise<T>): Promise<T> => c.exclusive(op);
@@ -50,12 +56,31 @@ export function createApiHandler(
     {
       pattern: /^\/populate$/,
       methods: {
+        // Every error of populate, bad body included, is JSON with the proxies created so
+        // far (null when none, as Go marshals an empty slice); success lists them ([] when
+        // none: the node client throws on null).
         POST: async (_p, body) => {
-          const b = await body();
+          const failed = (error: ApiError, list: unknown[]): Reply => [
+            error.status,
+            { error: error.message, status: error.status, proxies: list.length > 0 ? list : null },
+          ];
+          let b: unknown;
+          try {
+            b = await body();
+          } catch (err) {
+            if (err instanceof ApiError) return failed(err, []);
+            throw err;
+          }
           return ex(async () => {
-            const { proxies, error } = await c.populate(b);
-            const list = proxies.map(proxyJson);
-            if (error) return [error.status, { error: error.message, status: error.status, proxies: list }];
+            let result: Awaited<ReturnType<ProxyCollection['populate']>>;
+            try {
+              result = await c.populate(b);
+            } catch (err) {
+              if (err instanceof ApiError) return failed(err, []);
+              throw err;
+            }
+            const list = result.proxies.map(proxyJson);
+            if (result.error) return failed(result.error, list);
             return [201, { proxies: list }];
           });
         },
@@ -70,6 +95,11 @@ export function createApiHandler(
       methods: {
         GET: async () => [200, new RawBody(registry.contentType, await registry.metrics())],
       },
+    },
+    {
+      // Extension: GET /events?since=<seq>.
+      pattern: /^\/events$/,
+      methods: { GET: (_p, _b, query) => [200, events.since(nonNegativeInt(query.get('since')))] },
     },
     {
       pattern: /^\/version$/,
@@ -136,7 +166,7 @@ export function createApiHandler(
     };
     const sendError = (status: number, message: string): void =>
       httpError(res, status, JSON.stringify({ error: message, status }));
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const [path = '/', search = ''] = (req.url ?? '/').split('?');
     const method = req.method ?? 'GET';
     let params: string[] | undefined;
     const route = routes.find((r) => {
@@ -156,7 +186,7 @@ export function createApiHandler(
     const readJson = (): Promise<unknown> => readBody(req).then(parseJsonBody);
     const route0 = params;
     Promise.resolve()
-      .then(() => handler(route0, readJson))
+      .then(() => handler(route0, readJson, new URLSearchParams(search)))
       .then(
         ([status, value]) => send(status, value),
         (err: unknown) => {
@@ -175,6 +205,11 @@ function httpError(res: http.ServerResponse, status: number, message: string): v
     'x-content-type-options': 'nosniff',
   });
   res.end(`${message}\n`);
+}
+
+function nonNegativeInt(text: string | null): number {
+  const n = Number(text ?? 0);
+  return Number.isSafeInteger(n) && n > 0 ? n : 0;
 }
 
 function safeDecode(s: string): string {

@@ -8,6 +8,7 @@ import type { Direction, ToxicConfig } from './toxic.js';
 import type { Logger } from '../telemetry/logger.js';
 import { ApiError } from './api-error.js';
 import { joinHostPort } from './resolve-address.js';
+import type { ProxyEventInput } from './proxy-events.js';
 
 export interface ProxyHooks {
   random: () => number;
@@ -15,6 +16,8 @@ export interface ProxyHooks {
   queueLimits?: QueueLimits;
   onReceived(proxy: Proxy, direction: Direction, bytes: number): void;
   onSent(proxy: Proxy, direction: Direction, bytes: number): void;
+  /** Connections opened and closed, toxics applied (GET /events, the connection counters). */
+  onEvent(proxy: Proxy, event: ProxyEventInput): void;
 }
 
 export interface ProxyJson {
@@ -46,6 +49,7 @@ export class Proxy {
   private readonly connections = new Set<Connection>();
   /** Sockets accepted and still dialling upstream. */
   private readonly pending = new Set<net.Socket>();
+  private connectionIds = 0;
 
   constructor(
     readonly name: string,
@@ -98,18 +102,25 @@ export class Proxy {
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
+  private toxicEvent(type: 'toxic_added' | 'toxic_updated' | 'toxic_removed', t: ToxicConfig): void {
+    this.hooks.onEvent(this, { type, proxy: this.name, toxic: t.name, toxicType: t.type, stream: t.stream });
+  }
+
   async addToxic(config: ToxicConfig): Promise<void> {
     this.toxics.push(config);
+    this.toxicEvent('toxic_added', config);
     await Promise.all([...this.connections].map((c) => c.link(config.stream).addToxic(config)));
   }
 
   async updateToxic(config: ToxicConfig): Promise<void> {
+    this.toxicEvent('toxic_updated', config);
     await Promise.all([...this.connections].map((c) => c.link(config.stream).updateToxic(config)));
   }
 
   async removeToxic(config: ToxicConfig): Promise<void> {
     const i = this.toxics.indexOf(config);
     if (i >= 0) this.toxics.splice(i, 1);
+    this.toxicEvent('toxic_removed', config);
     await Promise.all([...this.connections].map((c) => c.link(config.stream).removeToxic(config)));
   }
 
@@ -151,15 +162,24 @@ export class Proxy {
       }
       client.removeAllListeners('error');
       client.removeAllListeners('close');
+      const id = ++this.connectionIds;
+      const event = (e: Omit<ProxyEventInput, 'proxy' | 'connection'>): void =>
+        this.hooks.onEvent(this, { proxy: this.name, connection: id, ...e });
       const connection = new Connection(client, server, this.toxics, {
         random: this.hooks.random,
         logger: this.hooks.logger,
         queueLimits: this.hooks.queueLimits ?? defaultQueueLimits,
         onReceived: (direction, bytes) => this.hooks.onReceived(this, direction, bytes),
         onSent: (direction, bytes) => this.hooks.onSent(this, direction, bytes),
-        onClosed: (c) => this.connections.delete(c),
+        onClosed: (c) => {
+          this.connections.delete(c);
+          event({ type: 'connection_closed' });
+        },
+        onToxicApplied: (t, stream) =>
+          event({ type: 'toxic_applied', toxic: t.name, toxicType: t.type, stream }),
       });
       this.connections.add(connection);
+      event({ type: 'connection_opened', client: `${client.remoteAddress ?? ''}:${client.remotePort ?? 0}` });
       connection.start();
       client.resume();
     });
