@@ -39,6 +39,16 @@ function splitHostPort(address: string): { host: string; port: number } {
   return { host, port };
 }
 
+/**
+ * What a proxy's listener binds, as Go's net.Listen("tcp", listen): an empty host (or an
+ * empty `listen`) is every interface (no host: Node takes `::`, dual-stack), `localhost`
+ * is 127.0.0.1. Throws ApiError(500) on a malformed address.
+ */
+export function listenOptions(listen: string): { host?: string; port: number } {
+  const { host, port } = splitHostPort(listen);
+  return host === '' ? { port } : { host, port };
+}
+
 export class Proxy {
   listen: string;
   upstream: string;
@@ -76,13 +86,13 @@ export class Proxy {
    */
   async start(): Promise<void> {
     if (this.enabled) return;
-    const { host, port } = splitHostPort(this.listen);
+    const bind = listenOptions(this.listen);
     const server = net.createServer({ allowHalfOpen: true, pauseOnConnect: true }, (client) =>
       this.accept(client),
     );
     await new Promise<void>((resolve, reject) => {
       server.once('error', (err) => reject(new ApiError(500, `listen tcp ${this.listen}: ${err.message}`)));
-      server.listen({ ...(host === '' ? {} : { host }), port, backlog: 4096 }, () => resolve());
+      server.listen({ ...bind, backlog: 4096 }, () => resolve());
     });
     server.on('error', (err) => this.hooks.logger.warn('listener error', { proxy: this.name, err }));
     const bound = server.address() as net.AddressInfo;
