@@ -4,8 +4,9 @@
 // file is skipped against a real server (LIMBO_TOXIPROXY_URL).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startToxiproxyServer, type StartedToxiproxyServer } from '../../src/proxy/server.js';
+import { startToxiproxyServer } from '../../src/proxy/server.js';
 import type { ProxyEvent } from '../../src/proxy/proxy-events.js';
+import { limboCommand, startProcess } from '../../src/runtime/process.js';
 import {
   connect,
   echoRoundTrip,
@@ -20,7 +21,7 @@ const external = (process.env.LIMBO_TOXIPROXY_URL ?? '') !== '';
 const skip = external ? 'limbo extensions: not in Toxiproxy 2.12' : false;
 
 async function call(
-  server: StartedToxiproxyServer,
+  server: { url: string },
   method: string,
   path: string,
   body?: unknown,
@@ -40,15 +41,14 @@ async function call(
   return { status: res.status, json, text };
 }
 
-async function eventsOf(server: StartedToxiproxyServer, since = 0): Promise<ProxyEvent[]> {
+async function eventsOf(server: { url: string }, since = 0): Promise<ProxyEvent[]> {
   const r = await call(server, 'GET', `/events?since=${since}`);
   assert.equal(r.status, 200, r.text);
   return (r.json as { events: ProxyEvent[] }).events;
 }
 
-/** Which of `n` sequential connections a toxicity-0.5 toxic hit, on a server with `seed`. */
-async function hitsWithSeed(seed: number, n: number, upstream: string): Promise<number[]> {
-  await using server = await startToxiproxyServer({ port: 0, seed });
+/** Which of `n` sequential connections a toxicity-0.5 toxic hit, on the server at `server.url`. */
+async function hitsOn(server: { url: string }, n: number, upstream: string): Promise<number[]> {
   const r = await call(server, 'POST', '/proxies', { name: 'p', listen: '127.0.0.1:0', upstream });
   const port = portOf(r.json as { listen: string });
   await call(server, 'POST', '/proxies/p/toxics', {
@@ -63,6 +63,12 @@ async function hitsWithSeed(seed: number, n: number, upstream: string): Promise<
   }
   const events = await eventsOf(server);
   return events.filter((e) => e.type === 'toxic_applied').map((e) => e.connection ?? -1);
+}
+
+async function hitsWithSeed(seed: number, n: number, upstream: string): Promise<number[]> {
+  await using server = await startToxiproxyServer({ port: 0, seed });
+  const hits = await hitsOn(server, n, upstream); // before the server is disposed
+  return hits;
 }
 
 test('a seed gives the same toxicity draws on every run; toxicity 0 never acts', { skip }, async () => {
@@ -88,6 +94,23 @@ test('a seed gives the same toxicity draws on every run; toxicity 0 never acts',
     s.destroy();
   }
   assert.equal((await eventsOf(server)).filter((e) => e.type === 'toxic_applied').length, 0);
+});
+
+test('`limbo proxy --seed N` draws what the embedded server with seed N draws', { skip }, async () => {
+  await using echo = await startTestServer();
+  const cmd = limboCommand();
+  const proc = await startProcess({
+    name: 'proxy-seeded',
+    command: cmd.command,
+    args: [...cmd.args, 'proxy', '--port', '0', '--seed', '42'],
+  });
+  try {
+    const api = proc.ready.addresses.api;
+    assert.ok(api !== undefined);
+    assert.deepEqual(await hitsOn({ url: api }, 12, echo.address), await hitsWithSeed(42, 12, echo.address));
+  } finally {
+    await proc.stop();
+  }
 });
 
 test(
