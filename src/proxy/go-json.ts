@@ -4,13 +4,14 @@
 import { ApiError } from './api-error.js';
 import { messageOf } from '../util/errors.js';
 
-export type FieldKind = 'string' | 'bool' | 'int' | 'float' | 'object';
+export type FieldKind = 'string' | 'bool' | 'int' | 'float' | 'float64' | 'object';
 
 const goKinds: Record<FieldKind, string> = {
   string: 'string',
   bool: 'bool',
   int: 'int64',
   float: 'float32',
+  float64: 'float64',
   object: 'map[string]interface {}',
 };
 
@@ -42,6 +43,7 @@ function fits(kind: FieldKind, value: unknown): boolean {
     case 'int':
       return typeof value === 'number' && Number.isSafeInteger(value);
     case 'float':
+    case 'float64':
       return typeof value === 'number' && Number.isFinite(value);
     case 'object':
       return typeof value === 'object' && !Array.isArray(value);
