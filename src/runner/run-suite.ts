@@ -133,6 +133,7 @@ export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<
       ...(options.toxiproxyUrl !== undefined ? { toxiproxyUrl: options.toxiproxyUrl } : {}),
       deferProcessors: suite.schedule.some((e) => e.fault.name === 'clients-before-processors'),
       trace: options.trace ?? true,
+      seed: options.seed,
       pendingOps: () => history.inFlight(),
       cleanup,
     });

@@ -30,6 +30,8 @@ export interface TestbedOptions {
   env?: NodeJS.ProcessEnv;
   /** Client ops in flight, for the runner's limbo_workload_pending (default 0). */
   pendingOps?: () => number;
+  /** The run's seed, for the embedded Toxiproxy's toxicity draws. */
+  seed?: number;
   /** Register every undo here too (the caller's Ctrl-C handler); default: its own. */
   cleanup?: Cleanup;
 }
@@ -71,6 +73,7 @@ export async function startTestbed(options: TestbedOptions): Promise<StartedTest
       runDir: options.runDir,
       ...(options.toxiproxyUrl !== undefined ? { toxiproxyUrl: options.toxiproxyUrl } : {}),
       ...(options.deferProcessors === true ? { deferProcessors: true } : {}),
+      ...(options.seed !== undefined ? { seed: options.seed } : {}),
       env: spans.env,
     });
     add(`target ${target.name}`, () => target.stop());

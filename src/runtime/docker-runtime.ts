@@ -50,13 +50,16 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Service
   return {
     name: 'docker',
     service: (spec, runDir, cleanup) => dockerService(spec, runDir, cleanup, runId, image),
-    async toxiproxy(url, runDir, env): Promise<ToxiproxyHandle> {
+    async toxiproxy(url, runDir, env, seed): Promise<ToxiproxyHandle> {
       const mode = settings['LIMBO_DOCKER_TOXIPROXY'] ?? 'container';
       if (mode !== 'container' && mode !== 'embedded')
         throw new UsageError(`LIMBO_DOCKER_TOXIPROXY=${mode}: expected container or embedded`);
       if ((url ?? env['LIMBO_TOXIPROXY_URL'] ?? '') !== '' || mode === 'embedded')
-        return openToxiproxy(url, { env });
-      const proxy = await startProxyContainer({ name: 'toxiproxy', runDir, runId }, settings);
+        return openToxiproxy(url, { env, ...(seed !== undefined ? { seed } : {}) });
+      const proxy = await startProxyContainer(
+        { name: 'toxiproxy', runDir, runId, ...(seed !== undefined ? { seed } : {}) },
+        settings,
+      );
       return {
         url: proxy.apiUrl,
         client: new Toxiproxy(proxy.apiUrl),

@@ -115,6 +115,7 @@ export function localRuntime(): ServiceRuntime {
       cleanup.add(`service ${spec.name}`, () => svc.stop());
       return { ...svc, ready: () => svc.current()?.ready };
     },
-    toxiproxy: (url, _runDir, env) => openToxiproxy(url, { env }),
+    toxiproxy: (url, _runDir, env, seed) =>
+      openToxiproxy(url, { env, ...(seed !== undefined ? { seed } : {}) }),
   };
 }

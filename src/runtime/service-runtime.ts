@@ -46,8 +46,16 @@ export interface ServiceRuntime {
   readonly name: RuntimeName;
   /** A service of the run in `runDir`; its stop is registered with `cleanup`. Not started yet. */
   service(spec: ServiceSpec, runDir: string, cleanup: Cleanup): RuntimeService;
-  /** The run's Toxiproxy: `url` when given (a running server), else the runtime's own. */
-  toxiproxy(url: string | undefined, runDir: string, env: NodeJS.ProcessEnv): Promise<ToxiproxyHandle>;
+  /**
+   * The run's Toxiproxy: `url` when given (a running server), else the runtime's own, whose
+   * toxicity draws follow `seed` (the run's) when given.
+   */
+  toxiproxy(
+    url: string | undefined,
+    runDir: string,
+    env: NodeJS.ProcessEnv,
+    seed?: number,
+  ): Promise<ToxiproxyHandle>;
 }
 
 export interface RuntimeChoice {

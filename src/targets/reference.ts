@@ -57,7 +57,7 @@ async function startReference(
   const env = ctx.env ?? process.env;
   const runtime = await createRuntime(choice);
   try {
-    const tp = await runtime.toxiproxy(ctx.toxiproxyUrl, ctx.runDir, env);
+    const tp = await runtime.toxiproxy(ctx.toxiproxyUrl, ctx.runDir, env, ctx.seed);
     cleanup.add('toxiproxy', () => tp.stop());
     const proxies = new Map<string, Proxy>();
     /** proxy name → the service it leads to, so a (re)started service re-points its proxies. */

@@ -32,6 +32,8 @@ export interface TargetContext {
   env?: NodeJS.ProcessEnv;
   /** Bound on each service's start-up. */
   readyTimeoutMs?: number;
+  /** The run's seed: the embedded Toxiproxy draws toxicity from it, so a replay draws the same. */
+  seed?: number;
 }
 
 export interface StartedTarget extends AsyncDisposable {

@@ -146,7 +146,10 @@ export function restateTarget(): Target {
       const cleanup = createCleanup();
       const env = ctx.env ?? process.env;
       try {
-        const tp = await openToxiproxy(ctx.toxiproxyUrl, { env });
+        const tp = await openToxiproxy(ctx.toxiproxyUrl, {
+          env,
+          ...(ctx.seed !== undefined ? { seed: ctx.seed } : {}),
+        });
         cleanup.add('toxiproxy', () => tp.stop());
         const proxies: Proxy[] = [];
         const makeProxy = async (name: string, upstream: string): Promise<Proxy> => {
