@@ -9,7 +9,7 @@ import { loadSuites } from '../runner/load-suites.js';
 import { createTarget } from '../targets/registry.js';
 import { formatHelp, parseOptions } from '../util/options.js';
 import { randomSeed } from '../util/random.js';
-import { runSoak, soakSeeds, soakTable } from '../soak/soak.js';
+import { runSoak, soakSeeds, soakTable } from '../runner/soak.js';
 import { exitCodes, type Command } from './command.js';
 import { chooseRuntime, dockerRunOptions } from './docker-options.js';
 import { progressPrinter } from './progress.js';
@@ -115,15 +115,18 @@ export const soakCommand: Command = {
         progress.done();
         process.stdout.write(line + '\n');
       },
-      onRunLog: (line) => progress.onLog(line),
-      onProgress: (p, run) =>
-        progress.onProgress({ ...p, suite: `[${run.index + 1}/${run.total}] ${p.suite}` }),
-      onRunCleanup: (cleanup, suite) => {
+      progress: (run) => {
         progress = progressPrinter();
-        return cleanup.installSignalHandlers((signal) =>
-          process.stderr.write(`\n${signal}: stopping the soak during ${suite.name}, cleaning up…\n`),
-        );
+        const printer = progress;
+        return {
+          onLog: printer.onLog,
+          onProgress: (p) =>
+            printer.onProgress({ ...p, suite: `[${run.index + 1}/${run.total}] ${p.suite}` }),
+          done: printer.done,
+        };
       },
+      onSignal: (suite, signal) =>
+        process.stderr.write(`\n${signal}: stopping the soak during ${suite.name}, cleaning up…\n`),
     });
     progress.done();
     process.stdout.write('\n' + soakTable(result));

@@ -23,7 +23,12 @@ import {
 } from '../../protocol/limits.js';
 import type * as w from '../../protocol/wire.js';
 import { SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
-import { spanAttributes as A } from '../../protocol/names.js';
+import {
+  INVOCATION_ID_HEADER,
+  TRACE_ID_HEADER,
+  spanAttributes as A,
+  type Protocol,
+} from '../../protocol/names.js';
 import type { Logger } from '../../telemetry/logger.js';
 import {
   contextFromTraceparent,
@@ -37,6 +42,7 @@ import { Dispatcher, type SubmitInput } from './dispatcher.js';
 import { LegacyDispatcher } from './legacy-dispatcher.js';
 import { createIngressMetrics, type IngressMetrics, type RequestKind } from './metrics.js';
 import { Router } from './router.js';
+import { LimboError, messageOf } from '../../util/errors.js';
 
 export interface IngressOptions {
   node: string;
@@ -44,7 +50,7 @@ export interface IngressOptions {
   host?: string;
   port?: number;
   metricsPort?: number;
-  protocol?: 'rpc' | 'legacy';
+  protocol?: Protocol;
   rpcTimeoutMs?: number;
   longPollMs?: number;
   /** 0 = no deadline: the request waits as long as it takes. */
@@ -60,10 +66,9 @@ export interface IngressOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-export const INVOCATION_ID_HEADER = 'x-limbo-invocation-id';
-export const TRACE_ID_HEADER = 'x-limbo-trace-id';
+export { INVOCATION_ID_HEADER, TRACE_ID_HEADER } from '../../protocol/names.js';
 
-class HttpError extends Error {
+class HttpError extends LimboError {
   constructor(
     readonly status: number,
     readonly outcome: string,
@@ -73,7 +78,7 @@ class HttpError extends Error {
     /** The request field a 400 is about (handler argument, key, header). */
     readonly field?: string,
   ) {
-    super(message);
+    super(`E_HTTP_${status}`, message);
   }
 }
 
@@ -259,7 +264,7 @@ class IngressApi {
             ? err
             : abort.signal.reason instanceof HttpError
               ? abort.signal.reason
-              : new HttpError(500, 'error', err instanceof Error ? err.message : String(err));
+              : new HttpError(500, 'error', messageOf(err));
         if (e.status === 499) {
           finish('aborted', 499);
           return;

@@ -10,6 +10,7 @@
 import { checkHandlerInput, limits } from '../../protocol/limits.js';
 import type { StateUpdate } from '../../protocol/records.js';
 import { sleep } from '../../util/backoff.js';
+import { LimboError } from '../../util/errors.js';
 
 export interface HandlerContext {
   key: string;
@@ -26,8 +27,10 @@ export interface HandlerResult {
   stateUpdates: StateUpdate[];
 }
 
-export class HandlerError extends Error {
-  readonly code = 'E_HANDLER';
+export class HandlerError extends LimboError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('E_HANDLER', message, options);
+  }
 }
 
 /**
@@ -43,8 +46,10 @@ export class BadArgumentError extends HandlerError {
   }
 }
 
-export class RetryableHandlerError extends Error {
-  readonly code = 'E_HANDLER_RETRY';
+export class RetryableHandlerError extends LimboError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('E_HANDLER_RETRY', message, options);
+  }
 }
 
 type Handler = (ctx: HandlerContext) => Promise<HandlerResult>;

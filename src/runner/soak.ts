@@ -2,7 +2,7 @@
 // after each run, summed into one table per suite.
 //
 //   for seed in seeds: for suite in suites:
-//     snapshot ─▶ runSuite (its own cleanup, as `limbo run`) ─▶ cleanup.runAll
+//     snapshot ─▶ runSuites([suite]) (as `limbo run`: skip, own cleanup, Ctrl-C, failed run)
 //       ─▶ settle (bounded: wait for what is still closing) ─▶ snapshot ─▶ leaks
 //       ─▶ verdict → hung / lost / duplicated / false alarm
 //
@@ -14,13 +14,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import type { LoadedSuite } from '../runner/load-suites.js';
-import { runSuite, type Progress, type RunSuiteOptions } from '../runner/run-suite.js';
-import { skipReasonFor, type Suite } from '../runner/suite.js';
-import { createCleanup } from '../runtime/cleanup.js';
-import type { VerdictFile } from '../report/write-report.js';
+import type { VerdictFile } from '../run-data/verdict.js';
 import type { Target } from '../targets/target.js';
-import { leaksBetween, snapshot, type Leak, type LeakProbe, type Snapshot } from './leaks.js';
+import type { LoadedSuite } from './load-suites.js';
+import type { Progress, RunSuiteOptions } from './run-suite.js';
+import { documentedVerdict, runSuites } from './run-suites.js';
+import { skipReasonFor, type Suite } from './suite.js';
+import { leaksBetween, snapshot, type Leak, type LeakProbe, type Snapshot } from './soak-leaks.js';
 
 export interface SoakOptions {
   suites: readonly LoadedSuite[];
@@ -43,10 +43,16 @@ export interface SoakOptions {
   /** Extra `limbo run` flags for the replay commands (e.g. ` --runtime docker`). */
   replayFlags?: string;
   onLine?: (line: string) => void;
-  onRunLog?: (line: string) => void;
-  onProgress?: (p: Progress, run: { index: number; total: number; seed: number }) => void;
-  /** Called around each run; `limbo soak` installs Ctrl-C handling here. */
-  onRunCleanup?: (cleanup: ReturnType<typeof createCleanup>, suite: Suite) => () => void;
+  /** A new progress sink per run (its `done` is called when the run ends). */
+  progress?: (run: { index: number; total: number; seed: number }) => ProgressSink;
+  /** Ctrl-C / SIGTERM during a run: its cleanup runs, then the process exits (as `limbo run`). */
+  onSignal?: (suite: Suite, signal: NodeJS.Signals) => void;
+}
+
+export interface ProgressSink {
+  onLog: (line: string) => void;
+  onProgress: (p: Progress) => void;
+  done: () => void;
 }
 
 export interface SoakRow {
@@ -115,32 +121,29 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       const replay = `npx limbo run ${shown} --target ${o.targetName}${o.replayFlags ?? ''} --seed ${seed}`;
       line(`[${index + 1}/${planned.length}] ${suite.name} seed ${seed}`);
       const before = await snapshot(probe);
-      const cleanup = createCleanup();
-      const uninstall = o.onRunCleanup?.(cleanup, suite) ?? (() => {});
-      let verdict: VerdictFile | undefined;
-      let runDir: string | undefined;
       let error: string | undefined;
+      let runDir: string | undefined;
       const startedMs = performance.now();
-      try {
-        const res = await runSuite(suite, {
-          target: o.target,
-          seed: suite.seed ?? seed,
+      const sink = o.progress?.({ index, total: planned.length, seed });
+      const { verdicts } = await runSuites({
+        target: o.target,
+        suites: [{ file, suite }],
+        seed,
+        runOptions: {
           outRoot: o.outRoot,
-          replay,
-          cleanup,
           ...(o.toxiproxyUrl !== undefined ? { toxiproxyUrl: o.toxiproxyUrl } : {}),
           ...o.runOptions,
-          ...(o.onRunLog ? { onLog: o.onRunLog } : {}),
-          onProgress: (p) => o.onProgress?.(p, { index, total: planned.length, seed }),
-        });
-        verdict = res.verdict;
-        runDir = res.runDir;
-      } catch (err) {
-        error = err instanceof Error ? err.message : String(err);
-      } finally {
-        uninstall();
-        await cleanup.runAll();
-      }
+        },
+        replayOf: () => replay,
+        hooks: {
+          onRunFailed: (_v, message) => (error = message),
+          onVerdict: (res) => (runDir = res.runDir),
+          ...(o.onSignal ? { onSignal: o.onSignal } : {}),
+          ...(sink ? { progress: () => sink } : {}),
+        },
+      });
+      sink?.done();
+      const verdict = error === undefined ? verdicts[0] : undefined;
       const leaks = await settledLeaks(probe, before, settleMs, fdSlack);
       if (o.reclaim ?? true) reclaim(leaks, before, await snapshot(probe), tmpDir);
       const run = classify(suite, o.targetName, seed, verdict, error, leaks, replay, runDir);
@@ -231,8 +234,7 @@ function classify(
   const effects = check('exactlyOnce')?.summary ?? '';
   const lost = (effects.match(/was lost/g) ?? []).length;
   const duplicated = (effects.match(/applied twice|no subset of the unknown adds/g) ?? []).length;
-  const documentedPass =
-    !suite.expectedToFailOn.includes(target) && !suite.timingDependentOn.includes(target);
+  const documentedPass = documentedVerdict(suite, target) === 'pass';
   const falseAlarm = verdict.verdict !== 'pass' && documentedPass && hung + lost + duplicated === 0;
   return { ...base, verdict: verdict.verdict, hung, lost, duplicated, falseAlarm };
 }
