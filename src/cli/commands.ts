@@ -4,6 +4,7 @@ import { exploreCommand } from './explore.js';
 import { proxyCommand } from './proxy.js';
 import { runCommand } from './run.js';
 import { serveCommand } from './serve.js';
+import { soakCommand } from './soak.js';
 import { traceCommand } from './trace.js';
 import { upCommand } from './up.js';
 
@@ -12,6 +13,7 @@ export const commands: Command[] = [
   upCommand,
   traceCommand,
   exploreCommand,
+  soakCommand,
   proxyCommand,
   serveCommand,
 ];
