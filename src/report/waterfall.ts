@@ -70,6 +70,8 @@ export function spanDetails(s: SpanRecord): string[] {
   if (partition !== undefined) details.push(`partition ${String(partition)}`);
   const epoch = s.attributes[A.leaderEpoch];
   if (epoch !== undefined && epoch !== 0) details.push(`epoch ${String(epoch)}`);
+  const outcome = s.attributes[A.opOutcome];
+  if (outcome !== undefined) details.push(`client ${String(outcome)}`);
   if (s.status.code === 2) details.push(`ERROR ${s.status.message}`.trim());
   return details;
 }

@@ -20,10 +20,11 @@ import { createHistoryRecorder } from '../workload/history.js';
 import { startWorkload } from '../workload/workload.js';
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
-import type { Span } from '@opentelemetry/api';
+import type { Span, Tracer } from '@opentelemetry/api';
 import { silentLogger } from '../telemetry/logger.js';
 import { startOtlpReceiver } from '../telemetry/otlp-receiver.js';
 import { createTracing } from '../telemetry/tracing.js';
+import { clientServiceName } from '../protocol/names.js';
 import type { HistoryOp, RunData } from './run-data.js';
 import { createRunnerMetrics } from './runner-metrics.js';
 // --- run Prometheus (limbo run --prometheus) ---
@@ -179,6 +180,7 @@ export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<
       baseUrls: target.ingressUrls,
       random: random.fork('workload'),
       history,
+      ...(traced.clientTracer !== undefined ? { tracer: traced.clientTracer } : {}),
     });
     cleanup.add('workload', () => workload.stop(0));
     await sleep(suite.warmupMs);
@@ -321,6 +323,8 @@ function targetWorkloadLimits(suiteCap?: number, targetCap?: number): { maxRateP
 
 interface RunTracing {
   env: NodeJS.ProcessEnv;
+  /** The workload's tracer: one client span per op (service `client`). */
+  clientTracer?: Tracer;
   faultWindow(fault: string, target: string, on: boolean, seed: number): void;
   stop(): Promise<void>;
 }
@@ -345,10 +349,12 @@ async function startRunTracing(runDir: string, enabled: boolean): Promise<RunTra
   };
   delete env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
   const tracing = createTracing('runner', silentLogger, env);
+  const client = createTracing(clientServiceName, silentLogger, env);
   const open = new Map<string, Span>();
   let stopped: Promise<void> | undefined;
   return {
     env,
+    clientTracer: client.tracer,
     faultWindow(fault, target, on, seed) {
       const key = `${fault}\0${target}`;
       if (on) {
@@ -367,7 +373,7 @@ async function startRunTracing(runDir: string, enabled: boolean): Promise<RunTra
       (stopped ??= (async () => {
         for (const span of open.values()) span.end();
         open.clear();
-        await tracing.shutdown();
+        await Promise.all([tracing.shutdown(), client.shutdown()]);
         await receiver.stop();
         await new Promise<void>((resolve) => out.end(() => resolve()));
       })()),
