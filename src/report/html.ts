@@ -8,7 +8,7 @@
 //                                 waterfalls (html-waterfall)┘
 import { combineVerdicts, type CheckResult, type Evidence } from '../checkers/checker.js';
 import { pairOps, runEndMs, type RunData, type SeriesSample } from '../runner/run-data.js';
-import type { SpanRecord } from '../telemetry/otlp-receiver.js';
+import type { RunSpan as SpanRecord } from '../runner/run-data.js';
 import { buildCharts, type ChartSpec } from './chart-data.js';
 import { escapeHtml as h, jsonForScript } from './html-escape.js';
 import { fmtMs, renderHtmlWaterfall, spansForInvocation, type EpochFaultWindow } from './html-waterfall.js';

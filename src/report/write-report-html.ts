@@ -4,7 +4,7 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunData } from '../runner/run-data.js';
-import type { SpanRecord } from '../telemetry/otlp-receiver.js';
+import type { RunSpan as SpanRecord } from '../runner/run-data.js';
 import { escapeHtml } from './html-escape.js';
 import { renderReportHtml } from './html.js';
 import type { VerdictFile } from './write-report.js';
@@ -20,7 +20,11 @@ export function readSpansJsonl(path: string, maxBytes = MAX_SPANS_FILE_BYTES): S
     if (line.trim() === '') continue;
     try {
       const s = JSON.parse(line) as Partial<SpanRecord>;
-      if (typeof s.traceId === 'string' && typeof s.startMs === 'number' && typeof s.endMs === 'number')
+      if (
+        typeof s.traceId === 'string' &&
+        typeof s.startMs === 'number' &&
+        (typeof s.endMs === 'number' || s.endMs === null)
+      )
         spans.push({
           traceId: s.traceId,
           spanId: s.spanId ?? '',
@@ -32,6 +36,7 @@ export function readSpansJsonl(path: string, maxBytes = MAX_SPANS_FILE_BYTES): S
           endMs: s.endMs,
           attributes: s.attributes ?? {},
           status: s.status ?? { code: 0, message: '' },
+          ...(s.open !== undefined ? { open: s.open } : {}),
         });
     } catch {
       // a torn last line (the sink was killed mid-write) is not worth losing the report

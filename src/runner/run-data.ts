@@ -110,6 +110,44 @@ export interface RunData {
   faults: FaultWindow[];
   /** The run's Prometheus and what PromQL assertions got from it (absent: no Prometheus). */
   prometheus?: RunPrometheusData;
+  /** Every span of the run, ended and open (absent: the run was not traced). */
+  spans?: RunSpan[];
+  /** Spans the run's receiver could not keep (over its bound): trace checks say so. */
+  spansDropped?: number;
+}
+
+/**
+ * One span as the run's OTLP receiver got it (attributes as DESIGN.md §2 names them). Times
+ * are epoch ms (the services' clocks), not run ms: `spanRunMs` converts. `endMs` is null for
+ * a span that never ended, known from the open-span ledger; `open` says why.
+ */
+export interface RunSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
+  name: string;
+  service: string;
+  kind: number;
+  startMs: number;
+  endMs: number | null;
+  attributes: Record<string, string | number | boolean>;
+  status: { code: number; message: string };
+  open?: OpenSpanMark;
+}
+
+/** Why a span never ended: its process was killed or paused, or it was still open at the end. */
+export interface OpenSpanMark {
+  cause: 'killed' | 'paused' | 'restarted' | 'open';
+  /** For people: "never ended — processor-1 was killed at 12.4 s", "still open at heal + 5.0 s". */
+  reason: string;
+  /** Run ms of the kill, pause or restart that stopped it. */
+  atMs?: number;
+}
+
+/** A span time (epoch ms) on the run's clock (ms since the run started). */
+export function spanRunMs(run: Pick<RunData, 'phases'>, epochMs: number): number {
+  const base = Date.parse(run.phases.startedAtWall);
+  return Number.isFinite(base) ? epochMs - base : epochMs;
 }
 
 /** The run's Prometheus, and every PromQL assertion's query evaluated before it stopped. */

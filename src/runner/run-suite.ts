@@ -23,9 +23,11 @@ import { join } from 'node:path';
 import type { Span, Tracer } from '@opentelemetry/api';
 import { silentLogger } from '../telemetry/logger.js';
 import { startOtlpReceiver } from '../telemetry/otlp-receiver.js';
-import { createTracing } from '../telemetry/tracing.js';
+import { createTracing, SPAN_LEDGER_ENV } from '../telemetry/tracing.js';
+import { SPAN_LEDGER_PATH } from '../telemetry/span-ledger.js';
+import { runSpans } from './run-spans.js';
 import { clientServiceName } from '../protocol/names.js';
-import type { HistoryOp, RunData } from './run-data.js';
+import type { HistoryOp, RunData, RunSpan } from './run-data.js';
 import { createRunnerMetrics } from './runner-metrics.js';
 // --- run Prometheus (limbo run --prometheus) ---
 import { promqlQueryOf } from '../checkers/promql.js';
@@ -243,6 +245,10 @@ export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<
     for (const s of schedule.skipped)
       runErrors.push(`fault ${s.fault} on ${s.describe} at ${s.atMs} ms was not injected`);
 
+    // Spans ended just now are still in the services' export queues: wait for them (bounded).
+    run.spans = await traced.collect(run);
+    run.spansDropped = traced.dropped();
+
     enter('check');
     const checks = checkRun(
       [
@@ -265,7 +271,7 @@ export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<
     await target.stop();
     await history.close();
     // Services flushed their spans when they stopped; flush the runner's and close spans.jsonl.
-    await traced.stop();
+    await traced.stop(run);
     const verdict = buildVerdict(run, checks, {
       durationMs: clock.nowMs(),
       replay: options.replay,
@@ -326,18 +332,34 @@ interface RunTracing {
   /** The workload's tracer: one client span per op (service `client`). */
   clientTracer?: Tracer;
   faultWindow(fault: string, target: string, on: boolean, seed: number): void;
-  stop(): Promise<void>;
+  /** The run's spans so far, ended and open (after the exporters' batch delay). */
+  collect(run: RunData): Promise<RunSpan[]>;
+  dropped(): number;
+  /** Flushes, appends the spans that never ended to spans.jsonl (marked), closes it. */
+  stop(run?: RunData): Promise<void>;
 }
+
+/** Longer than the services' batch delay (500 ms) and the ledger's tick (100 ms). */
+const SPAN_SETTLE_MS = 800;
+/** Spans kept in memory for the checkers; spans.jsonl has them all. */
+const MAX_RUN_SPANS = 500_000;
 
 /**
  * The run's OTLP receiver (services export to it through OTEL_* in their environment), its
  * spans appended to spans.jsonl, and the runner's own tracer: one span per fault window.
  */
 async function startRunTracing(runDir: string, enabled: boolean): Promise<RunTracing> {
-  if (!enabled) return { env: process.env, faultWindow: () => {}, stop: () => Promise.resolve() };
+  if (!enabled)
+    return {
+      env: process.env,
+      faultWindow: () => {},
+      collect: () => Promise.resolve([]),
+      dropped: () => 0,
+      stop: () => Promise.resolve(),
+    };
   const out = createWriteStream(join(runDir, 'spans.jsonl'), { flags: 'w' });
   const receiver = await startOtlpReceiver({
-    maxSpans: 0,
+    maxSpans: MAX_RUN_SPANS,
     onSpans: (spans) => {
       for (const s of spans) out.write(JSON.stringify(s) + '\n');
     },
@@ -346,6 +368,7 @@ async function startRunTracing(runDir: string, enabled: boolean): Promise<RunTra
     ...process.env,
     OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
     OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+    [SPAN_LEDGER_ENV]: `${receiver.url}${SPAN_LEDGER_PATH}`,
   };
   delete env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
   const tracing = createTracing('runner', silentLogger, env);
@@ -369,11 +392,19 @@ async function startRunTracing(runDir: string, enabled: boolean): Promise<RunTra
         open.delete(key);
       }
     },
-    stop: () =>
+    async collect(run) {
+      await new Promise((r) => setTimeout(r, SPAN_SETTLE_MS));
+      return runSpans(receiver.spans, receiver.unexportedSpans(), run);
+    },
+    dropped: () => receiver.dropped,
+    stop: (run) =>
       (stopped ??= (async () => {
         for (const span of open.values()) span.end();
         open.clear();
         await Promise.all([tracing.shutdown(), client.shutdown()]);
+        // Spans only the ledger knows: ended ones whose export was lost, and those never ended.
+        if (run !== undefined)
+          for (const s of runSpans([], receiver.unexportedSpans(), run)) out.write(JSON.stringify(s) + '\n');
         await receiver.stop();
         await new Promise<void>((resolve) => out.end(() => resolve()));
       })()),

@@ -5,6 +5,9 @@
 //                                                 http/protobuf (default) or http/json)
 //   not set, or OTEL_TRACES_EXPORTER=none     ─▶ the API's no-op tracer: next to no cost
 //
+// With LIMBO_SPAN_LEDGER_ENDPOINT set (the runner sets it to its receiver), an open-span ledger
+// rides beside the exporter, so spans a killed or hung process never ended are still known.
+//
 // Context is passed explicitly (parent contexts, W3C traceparent strings in HTTP headers,
 // gRPC requests and log records), so nothing depends on a global context manager, and
 // two instances can share a process. Export failures are logged, never thrown.
@@ -15,6 +18,10 @@ import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@ope
 import { OTLPTraceExporter as OTLPJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OTLPProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import type { Logger } from './logger.js';
+import { LedgerSpanProcessor } from './span-ledger.js';
+
+/** Where services post the open-span ledger (span-ledger.ts); unset: no ledger, plain OTLP only. */
+export const SPAN_LEDGER_ENV = 'LIMBO_SPAN_LEDGER_ENDPOINT';
 
 export interface Tracing {
   readonly tracer: Tracer;
@@ -61,6 +68,7 @@ export function createTracing(
       : `${endpoint.replace(/\/+$/, '')}/v1/traces`;
   const exporter: SpanExporter =
     protocol === 'http/json' ? new OTLPJsonExporter({ url }) : new OTLPProtoExporter({ url });
+  const ledgerUrl = env[SPAN_LEDGER_ENV];
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ 'service.name': serviceName }),
     spanProcessors: [
@@ -69,6 +77,15 @@ export function createTracing(
         maxQueueSize: 20_000,
         maxExportBatchSize: 512,
       }),
+      ...(ledgerUrl !== undefined && ledgerUrl !== ''
+        ? [
+            new LedgerSpanProcessor({
+              url: ledgerUrl,
+              service: serviceName,
+              onError: (err) => logger.debug('span ledger post failed (ignored)', { error: err }),
+            }),
+          ]
+        : []),
     ],
   });
   return {
