@@ -20,12 +20,15 @@ const secs = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 /** Why a span never ended, from the run's fault windows and phases. */
 export function openSpanMark(span: Pick<RunSpan, 'service' | 'startMs'>, run: RunData): OpenSpanMark {
   const startRunMs = spanRunMs(run, span.startMs);
+  // The window that stopped it: the first kill / pause / restart of its service that was not
+  // over yet when the span started (a span can start between the fault's record and the
+  // signal landing, so the inject time alone is not the bound; the heal is).
   const stopper = run.faults
     .filter(
       (f) =>
         (f.fault === 'kill' || f.fault === 'pause' || f.fault === 'restart') &&
         f.affects.includes(span.service) &&
-        f.injectedAtMs >= startRunMs - 1,
+        (f.healedAtMs ?? Infinity) >= startRunMs,
     )
     .sort((a, b) => a.injectedAtMs - b.injectedAtMs)[0];
   if (stopper !== undefined) {

@@ -67,6 +67,7 @@ export const logRole = defineRole({
         failureTimeoutMs: options.failureTimeoutMs,
         maxRecordBytes: options.maxRecordBytes,
         logger: context.logger,
+        env: context.env,
       });
     } catch (err) {
       if (err instanceof LogServerError && err.code === 'E_DATA_DIR_LOCKED')
