@@ -9,6 +9,7 @@
 import { clientServiceName, spanAttributes as A } from '../protocol/names.js';
 import { invocationIdOf, pairOps, spanRunMs, type RunData, type RunSpan } from '../runner/run-data.js';
 import { result, type Checker, type CheckResult } from './checker.js';
+import { notTraced } from './span-select.js';
 
 /** The name of the span a processor records when it applies an invocation's End record. */
 export const END_APPLIED_SPAN = 'apply end';
@@ -32,8 +33,7 @@ export function noGhostCompletions(): Checker {
     name,
     check(run: RunData): CheckResult {
       const spans = run.spans;
-      if (spans === undefined || spans.length === 0)
-        return result(name, 'inconclusive', 'the run has no spans (was it traced?)');
+      if (spans === undefined || spans.length === 0) return notTraced(name);
       const ends = spans.filter((s) => s.name === END_APPLIED_SPAN);
       const endsByInvocation = group(ends, (s) => s.attributes[A.invocationId]);
       const endsByTrace = group(ends, (s) => s.traceId);
@@ -41,6 +41,10 @@ export function noGhostCompletions(): Checker {
         spans.filter((s) => s.service !== clientServiceName && s.service !== 'runner').map((s) => s.traceId),
       );
       const pairs = pairOps(run.history).filter((p) => p.invoke.request?.final !== true);
+      if (serverTraces.size === 0) {
+        const why = `no server spans in this run (${run.target} exports none to limbo): nothing to reconcile the history with`;
+        return { ...result(name, 'inconclusive', `skipped: ${why}`), skipped: why };
+      }
 
       const ghosts: Ghost[] = [];
       const okWithoutServer: Record<string, unknown>[] = [];

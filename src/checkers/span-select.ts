@@ -15,6 +15,7 @@ import {
   type RunData,
   type RunSpan,
 } from '../runner/run-data.js';
+import { result, type CheckResult } from './checker.js';
 
 /** Matches a string exactly, by a `*` wildcard pattern (`processor-*`), or by one of a list. */
 export type TextMatch = string | readonly string[];
@@ -53,6 +54,12 @@ export interface SpanExpect {
 }
 
 const ERROR = 2;
+
+/** A trace check on a run without spans (tracing off): skipped, so it counts for nothing. */
+export function notTraced(name: string): CheckResult {
+  const why = 'the run has no spans (tracing was off)';
+  return { ...result(name, 'inconclusive', `skipped: ${why}`), skipped: why };
+}
 
 function textMatches(value: string, m: TextMatch | undefined): boolean {
   if (m === undefined) return true;

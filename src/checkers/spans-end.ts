@@ -6,7 +6,7 @@
 import { spanAttributes as A } from '../protocol/names.js';
 import { finalHealMs, runEndMs, type RunData } from '../runner/run-data.js';
 import { result, type Checker, type CheckResult } from './checker.js';
-import { selectSpans, spanExtent, type SpanSelector } from './span-select.js';
+import { notTraced, selectSpans, spanExtent, type SpanSelector } from './span-select.js';
 
 export interface SpansEndOptions {
   withinMsAfterHeal?: number;
@@ -22,8 +22,7 @@ export function spansEnd(options: SpansEndOptions = {}): Checker {
   return {
     name,
     check(run: RunData): CheckResult {
-      if (run.spans === undefined || run.spans.length === 0)
-        return result(name, 'inconclusive', 'the run has no spans (was it traced?)');
+      if (run.spans === undefined || run.spans.length === 0) return notTraced(name);
       const heal = finalHealMs(run) ?? 0;
       const end = runEndMs(run);
       const picked = selectSpans(run, options.select ?? { attributes: { [A.invocationId]: true } });

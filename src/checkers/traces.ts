@@ -2,7 +2,7 @@
 //   traces({ name: 'appendsFast', select: { service: 'log', name: 'log append',
 //            during: { fault: 'latency' } }, expect: { durationMs: { max: 500 } } })
 import { result, type Checker, type CheckResult } from './checker.js';
-import { expectSpans, selectSpans, type SpanExpect, type SpanSelector } from './span-select.js';
+import { expectSpans, notTraced, selectSpans, type SpanExpect, type SpanSelector } from './span-select.js';
 import type { RunData } from '../runner/run-data.js';
 
 export interface TracesOptions {
@@ -19,8 +19,7 @@ export function traces(options: TracesOptions): Checker {
   return {
     name,
     check(run: RunData): CheckResult {
-      if (run.spans === undefined || run.spans.length === 0)
-        return result(name, 'inconclusive', 'the run has no spans (was it traced?)');
+      if (run.spans === undefined || run.spans.length === 0) return notTraced(name);
       const picked = selectSpans(run, options.select);
       const problems = expectSpans(run, picked, options.expect);
       const details = {

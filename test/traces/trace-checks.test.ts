@@ -134,11 +134,16 @@ test('noGhostCompletions flags a client ok with no server span, and two End span
   assert.equal(noGhostCompletions().check(d.run).verdict, 'pass');
 });
 
-test('a run without spans is inconclusive for every trace check', () => {
+test('a run without spans skips every trace check; one without server spans skips noGhostCompletions', () => {
   const b = new RunBuilder();
   b.op(0, 10, 'ok');
-  for (const c of [noGhostCompletions(), spansEnd(), traces({ select: {}, expect: { count: { min: 1 } } })])
-    assert.equal(c.check(b.run).verdict, 'inconclusive', c.name);
+  for (const c of [noGhostCompletions(), spansEnd(), traces({ select: {}, expect: { count: { min: 1 } } })]) {
+    const r = c.check(b.run);
+    assert.equal(r.verdict, 'inconclusive', c.name);
+    assert.match(r.skipped ?? '', /no spans/);
+  }
+  b.run.spans = [span({ name: 'client call', service: 'client', traceId: 't', startMs: 0 })];
+  assert.match(noGhostCompletions().check(b.run).skipped ?? '', /no server spans/);
 });
 
 test('spansEnd passes when spans end, lists abandoned spans of killed processes, fails on an open one', () => {
