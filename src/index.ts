@@ -70,7 +70,15 @@ export {
   type Verdict,
   type Evidence,
 } from './checkers/index.js';
-export type { RunData, HistoryOp, SeriesSample, FaultWindow, PhaseTimes, RunSpan, OpenSpanMark } from './runner/run-data.js';
+export type {
+  RunData,
+  HistoryOp,
+  SeriesSample,
+  FaultWindow,
+  PhaseTimes,
+  RunSpan,
+  OpenSpanMark,
+} from './runner/run-data.js';
 
 // Running
 export { runSuite, type RunSuiteOptions, type SuiteRunResult, type Progress } from './runner/run-suite.js';

@@ -371,6 +371,8 @@ async function startRunTracing(runDir: string, enabled: boolean): Promise<RunTra
     [SPAN_LEDGER_ENV]: `${receiver.url}${SPAN_LEDGER_PATH}`,
   };
   delete env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  // Each service is named after its node (processor-1 …): checks and fault windows read them.
+  delete env.OTEL_SERVICE_NAME;
   const tracing = createTracing('runner', silentLogger, env);
   const client = createTracing(clientServiceName, silentLogger, env);
   const open = new Map<string, Span>();

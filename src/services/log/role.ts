@@ -68,6 +68,7 @@ export const logRole = defineRole({
         maxRecordBytes: options.maxRecordBytes,
         logger: context.logger,
         env: context.env,
+        ...(context.tracingFor !== undefined ? { tracing: context.tracingFor(options.node) } : {}),
       });
     } catch (err) {
       if (err instanceof LogServerError && err.code === 'E_DATA_DIR_LOCKED')
