@@ -61,7 +61,7 @@ test('malformed OTLP and ledger requests get 400 and never crash the receiver', 
     }),
     signal: ac.signal,
     duplex: 'half',
-  } as RequestInit).catch(() => undefined);
+  }).catch(() => undefined);
   await slow;
   // Still serving, nothing recorded from the bad ones.
   const good = {
