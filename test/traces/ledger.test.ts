@@ -12,6 +12,7 @@ import { SPAN_LEDGER_PATH } from '../../src/telemetry/span-ledger.js';
 import { runSpans } from '../../src/runner/run-spans.js';
 import type { RunData } from '../../src/runner/run-data.js';
 import { renderWaterfall } from '../../src/report/waterfall.js';
+import { renderHtmlWaterfall } from '../../src/report/html-waterfall.js';
 
 const child = fileURLToPath(new URL('./ledger-child.js', import.meta.url));
 
@@ -101,6 +102,9 @@ test('a killed process: its open span is known from the ledger, marked killed; e
   const waterfall = renderWaterfall('inv_open', spans).lines.join('\n');
   assert.match(waterfall, /never ended — processor-1 was killed at/);
   assert.match(waterfall, /1 never ended/);
+  const html = renderHtmlWaterfall(spans, []);
+  assert.match(html, /class="span-row span-open" title="never ended — processor-1 was killed at/);
+  assert.match(html, /<td class="num">never ended<\/td>/);
 });
 
 test('a span that ends within one ledger tick is never posted; one open at a tick is, then its end', async () => {
