@@ -1,7 +1,11 @@
 // Trace ↔ history reconciliation: what the servers did against what the clients saw.
-//   - a ghost completion: the invocation's End was applied on the server (an `apply end`
-//     span) while the client op stayed open or gave up — the reply was lost on the way back
-//     (the seed bug, named by its cause: which span, service, epoch and when);
+//   - a ghost completion: the invocation's End was applied on the server while the client op
+//     stayed open or gave up — the reply was lost on the way back (the seed bug, named by its
+//     cause: which span, service, epoch and when). The End counts as done when a leader
+//     applied it (`apply end`), when the log acknowledged its append (`log append end` ended
+//     ok), or when the log server took the append (its `log append`, child of a `log append
+//     end`) even though the proposer died before the ack: a durable End is applied by every
+//     replica, and a new leader that caught up on it as a follower records no span of its own;
 //   - a client `ok` with no server span at all in its trace (an answer from nowhere);
 //   - two End spans for one invocation at different log positions (completed twice).
 // Needs the run's spans; on a target whose servers export none (e.g. Restate) only the first
@@ -13,6 +17,10 @@ import { notTraced } from './span-select.js';
 
 /** The name of the span a processor records when it applies an invocation's End record. */
 export const END_APPLIED_SPAN = 'apply end';
+/** The processor's span around appending an End record to the log. */
+export const END_APPENDED_SPAN = 'log append end';
+/** The log server's span of one append. */
+export const LOG_APPEND_SPAN = 'log append';
 
 const MAX_LISTED = 100;
 const secs = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
@@ -37,6 +45,29 @@ export function noGhostCompletions(): Checker {
       const ends = spans.filter((s) => s.name === END_APPLIED_SPAN);
       const endsByInvocation = group(ends, (s) => s.attributes[A.invocationId]);
       const endsByTrace = group(ends, (s) => s.traceId);
+      // Durable Ends no leader recorded applying: acknowledged to the proposer, or taken by the log.
+      const byId = new Map(spans.map((s) => [s.spanId, s]));
+      const durable: { span: RunSpan; how: string; invocationId: unknown }[] = [];
+      for (const s of spans) {
+        if (s.endMs === null || s.status.code === 2) continue;
+        if (s.name === END_APPENDED_SPAN)
+          durable.push({
+            span: s,
+            how: 'acknowledged by the log to',
+            invocationId: s.attributes[A.invocationId],
+          });
+        else if (s.name === LOG_APPEND_SPAN) {
+          const parent = byId.get(s.parentSpanId);
+          if (parent?.name === END_APPENDED_SPAN)
+            durable.push({
+              span: s,
+              how: 'taken by the log from',
+              invocationId: parent.attributes[A.invocationId],
+            });
+        }
+      }
+      const durableByInvocation = groupBy(durable, (d) => d.invocationId);
+      const durableByTrace = groupBy(durable, (d) => d.span.traceId);
       const serverTraces = new Set(
         spans.filter((s) => s.service !== clientServiceName && s.service !== 'runner').map((s) => s.traceId),
       );
@@ -58,12 +89,18 @@ export function noGhostCompletions(): Checker {
               ? 'client timeout'
               : undefined;
         if (lostReply !== undefined) {
-          const applied =
+          const found =
             (invocationId !== undefined ? endsByInvocation.get(invocationId)?.[0] : undefined) ??
-            (traceId !== undefined ? endsByTrace.get(traceId)?.[0] : undefined);
-          if (applied !== undefined) {
-            const atMs = spanRunMs(run, applied.startMs);
-            const epoch = applied.attributes[A.leaderEpoch];
+            (traceId !== undefined ? endsByTrace.get(traceId)?.[0] : undefined) ??
+            (invocationId !== undefined ? durableByInvocation.get(invocationId)?.[0] : undefined) ??
+            (traceId !== undefined ? durableByTrace.get(traceId)?.[0] : undefined);
+          if (found !== undefined) {
+            const { span: applied, how } = 'how' in found ? found : { span: found, how: 'applied on' };
+            // The proposer's epoch: on the log server's span, from its parent's.
+            const proposer = how === 'taken by the log from' ? byId.get(applied.parentSpanId) : applied;
+            const by = how === 'taken by the log from' ? (proposer?.service ?? '?') : applied.service;
+            const atMs = spanRunMs(run, applied.endMs ?? applied.startMs);
+            const epoch = proposer?.attributes[A.leaderEpoch];
             ghosts.push({
               opId: p.invoke.opId,
               kind: p.invoke.kind,
@@ -78,7 +115,7 @@ export function noGhostCompletions(): Checker {
                 lsn: applied.attributes[A.lsn],
                 atMs: Math.round(atMs),
               },
-              summary: `ghost completion: ${invocationId ?? `op ${p.invoke.opId}`} — End applied on ${applied.service} (epoch ${String(epoch)}) at ${secs(atMs)} (span "${applied.name}" ${applied.spanId}); the client ${lostReply === 'client timeout' ? 'timed out' : 'was still waiting at the deadline'}: the reply was lost`,
+              summary: `ghost completion: ${invocationId ?? `op ${p.invoke.opId}`} — End ${how} ${by} (epoch ${String(epoch)}) at ${secs(atMs)} (span "${applied.name}" ${applied.spanId} on ${applied.service}); the client ${lostReply === 'client timeout' ? 'timed out' : 'was still waiting at the deadline'}: the reply was lost`,
             });
           }
         } else if (p.end?.type === 'ok' && traceId !== undefined && !serverTraces.has(traceId)) {
@@ -159,8 +196,12 @@ export function noGhostCompletions(): Checker {
 }
 
 function group(spans: readonly RunSpan[], key: (s: RunSpan) => unknown): Map<string, RunSpan[]> {
-  const out = new Map<string, RunSpan[]>();
-  for (const s of spans) {
+  return groupBy(spans, key);
+}
+
+function groupBy<T>(items: readonly T[], key: (item: T) => unknown): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const s of items) {
     const k = key(s);
     if (typeof k !== 'string' || k === '') continue;
     const list = out.get(k);

@@ -90,10 +90,46 @@ test('noGhostCompletions names a ghost completion: the End applied, the client s
   assert.equal(r.verdict, 'fail');
   assert.match(
     r.summary,
-    /ghost completion: inv_lost — End applied on processor-2 \(epoch 3\) at 4\.2 s \(span "apply end" [0-9a-f]{16}\)/,
+    /ghost completion: inv_lost — End applied on processor-2 \(epoch 3\) at 4\.2 s \(span "apply end" [0-9a-f]{16} on processor-2\)/,
   );
   assert.deepEqual(r.evidence.invocationIds, ['inv_lost']);
   assert.deepEqual(r.evidence.traceIds, ['t2']);
+});
+
+test('noGhostCompletions: an End the log took from a leader killed before it applied it is a ghost completion too', () => {
+  const b = new RunBuilder();
+  const id = b.invoke(1000, 'call', {}, 'inv_k');
+  b.run.history.find((o) => o.opId === id)!.traceId = 'tk';
+  const proposal = span({
+    name: 'log append end',
+    service: 'processor-1',
+    traceId: 'tk',
+    startMs: 1200,
+    endMs: null,
+    attributes: { 'limbo.invocation.id': 'inv_k', 'limbo.leader.epoch': 1 },
+    open: { cause: 'killed', reason: 'never ended — processor-1 was killed at 1.3 s', atMs: 1300 },
+  });
+  b.run.spans = [
+    span({ name: 'client call', service: 'client', traceId: 'tk', startMs: 1000, endMs: null }),
+    proposal,
+    span({
+      name: 'log append',
+      service: 'log',
+      traceId: 'tk',
+      parentSpanId: proposal.spanId,
+      startMs: 1250,
+      endMs: 1350,
+    }),
+  ];
+  const r = noGhostCompletions().check(b.run);
+  assert.equal(r.verdict, 'fail');
+  assert.match(
+    r.summary,
+    /ghost completion: inv_k — End taken by the log from processor-1 \(epoch 1\) at 1\.4 s \(span "log append" [0-9a-f]{16} on log\)/,
+  );
+  // The same append refused by the log (an error) proves nothing.
+  b.run.spans[2]!.status = { code: 2, message: 'E_FENCED' };
+  assert.notEqual(noGhostCompletions().check(b.run).verdict, 'fail');
 });
 
 test('noGhostCompletions flags a client ok with no server span, and two End spans for one invocation', () => {
