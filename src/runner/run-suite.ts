@@ -339,7 +339,7 @@ interface RunTracing {
   stop(run?: RunData): Promise<void>;
 }
 
-/** Longer than the services' batch delay (500 ms) and the ledger's tick (100 ms). */
+/** Longer than the services' batch delay (500 ms) and the ledger's tick (50 ms). */
 const SPAN_SETTLE_MS = 800;
 /** Spans kept in memory for the checkers; spans.jsonl has them all. */
 const MAX_RUN_SPANS = 500_000;

@@ -22,6 +22,8 @@ import { LedgerSpanProcessor } from './span-ledger.js';
 
 /** Where services post the open-span ledger (span-ledger.ts); unset: no ledger, plain OTLP only. */
 export const SPAN_LEDGER_ENV = 'LIMBO_SPAN_LEDGER_ENDPOINT';
+/** The ledger's tick in ms (default 50; at least 5). */
+export const SPAN_LEDGER_INTERVAL_ENV = 'LIMBO_SPAN_LEDGER_INTERVAL_MS';
 
 export interface Tracing {
   readonly tracer: Tracer;
@@ -77,9 +79,11 @@ export function ledgerFor(
 ): LedgerSpanProcessor | undefined {
   const url = env[SPAN_LEDGER_ENV];
   if (url === undefined || url === '') return undefined;
+  const intervalMs = Number(env[SPAN_LEDGER_INTERVAL_ENV] ?? '');
   return new LedgerSpanProcessor({
     url,
     service: serviceName,
+    ...(Number.isFinite(intervalMs) && intervalMs >= 5 ? { intervalMs } : {}),
     onError: (err) => logger.debug('span ledger post failed (ignored)', { error: err }),
   });
 }
