@@ -2,6 +2,7 @@
 // the open-span ledger on, and one client span per call — versus tracing off, same cluster
 // shape, same run, as a ratio (goal: at least 0.95), and whether the receiver kept up: spans
 // dropped (over its bound, refused as malformed, or lost by the in-process ledger) must be 0.
+import { readFileSync } from 'node:fs';
 import { startOtlpReceiver } from '../src/telemetry/otlp-receiver.js';
 import { SPAN_LEDGER_PATH } from '../src/telemetry/span-ledger.js';
 import { createTracing, SPAN_LEDGER_ENV, type Tracing } from '../src/telemetry/tracing.js';
@@ -14,12 +15,32 @@ const DURATION_MS = Number(process.env.LIMBO_BENCH_DURATION_MS ?? 5000);
 const CONCURRENCY = 16;
 const ROUNDS = 2;
 
+/** CPU ms used so far by a process (Linux /proc; 0 where there is none). */
+function cpuMsOf(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, USER_HZ 100
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Calls/s, and CPU ms per call over every service process and this one (load generator,
+ * client spans, receiver): on a shared machine the CPU a call costs moves much less with the
+ * neighbours' load than calls/s does.
+ */
 async function measure(
   env: NodeJS.ProcessEnv,
   client?: Tracing,
-): Promise<{ perSecond: number; p99Ms: number }> {
+): Promise<{ perSecond: number; p99Ms: number; cpuMsPerCall: number }> {
   await using cluster = await TestCluster.start({ processors: 3, partitions: 4, env });
   await cluster.waitForLeaders();
+  const pids = [cluster.log, cluster.ingress, ...cluster.processors].flatMap((p) => (p ? [p.pid] : []));
+  const cpuNow = (): number => {
+    const self = process.cpuUsage();
+    return pids.reduce((sum, pid) => sum + cpuMsOf(pid), (self.user + self.system) / 1000);
+  };
   const send = async (): Promise<boolean> => {
     const span = client === undefined ? undefined : startClientSpan(client.tracer, 'call', 0, undefined);
     const r = await fetch(`${cluster.url}/Echo/echo`, {
@@ -32,7 +53,9 @@ async function measure(
     return r.status === 200;
   };
   await closedLoop(send, CONCURRENCY, 1000); // warm-up
-  return await closedLoop(send, CONCURRENCY, DURATION_MS);
+  const cpu0 = cpuNow();
+  const r = await closedLoop(send, CONCURRENCY, DURATION_MS);
+  return { ...r, cpuMsPerCall: (cpuNow() - cpu0) / Math.max(1, r.requests) };
 }
 
 export async function run(): Promise<void> {
@@ -52,18 +75,26 @@ export async function run(): Promise<void> {
   const off: number[] = [];
   const otlp: number[] = [];
   const on: number[] = [];
+  const cpu = { off: [] as number[], otlp: [] as number[], on: [] as number[] };
   let ledgerDropped = 0;
   for (let round = 0; round < ROUNDS; round++) {
-    off.push((await measure(plain)).perSecond);
-    otlp.push((await measure(otlpOnly)).perSecond);
+    const a = await measure(plain);
+    off.push(a.perSecond);
+    cpu.off.push(a.cpuMsPerCall);
+    const b = await measure(otlpOnly);
+    otlp.push(b.perSecond);
+    cpu.otlp.push(b.cpuMsPerCall);
     const client = createTracing('client', silentLogger, traced);
-    on.push((await measure(traced, client)).perSecond);
+    const c = await measure(traced, client);
+    on.push(c.perSecond);
+    cpu.on.push(c.cpuMsPerCall);
     await client.shutdown();
     ledgerDropped += client.ledgerDropped();
   }
   const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
   const dropped = receiver.dropped + receiver.rejected + ledgerDropped;
   const list = (xs: number[]): string => xs.map((x) => fmt(x, 0)).join(', ');
+  const list2 = (xs: number[]): string => xs.map((x) => fmt(x, 2)).join(', ');
   console.log(`concurrency ${CONCURRENCY}, ${DURATION_MS} ms per side per round, ${ROUNDS} rounds`);
   console.log(`tracing off: ${list(off)} calls/s`);
   console.log(`services' OTLP only (no ledger, no client spans): ${list(otlp)} calls/s`);
@@ -76,4 +107,10 @@ export async function run(): Promise<void> {
   );
   console.log(`ratio calls/s OTLP only ÷ off: ${fmt(mean(otlp) / mean(off), 3)}`);
   console.log(`ratio calls/s on ÷ off: ${fmt(mean(on) / mean(off), 3)} (goal ≥ 0.95)`);
+  console.log(
+    `CPU ms per call (all services + this process): off ${list2(cpu.off)}, OTLP only ${list2(cpu.otlp)}, on ${list2(cpu.on)}`,
+  );
+  console.log(
+    `ratio CPU per call off ÷ on (what the calls/s ratio would be on an otherwise idle, CPU-bound machine): ${fmt(mean(cpu.off) / mean(cpu.on), 3)}`,
+  );
 }
