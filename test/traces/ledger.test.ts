@@ -123,3 +123,69 @@ test('a span that ends within one ledger tick is never posted; one open at a tic
   assert.equal(receiver.spans.length, 51, 'every span still went out over OTLP');
   assert.deepEqual(receiver.unexportedSpans(), []);
 });
+
+test('why a span never ended: the first kill, pause or restart of its service not healed when it started', () => {
+  const startedAtWall = new Date(1_000_000).toISOString();
+  const run: RunData = {
+    suite: 's',
+    target: 't',
+    seed: 1,
+    phases: { startedAtWall, healedAtMs: 9000, deadlineMs: 12_000 },
+    history: [],
+    series: [],
+    faults: [
+      {
+        fault: 'kill',
+        target: 'processor-1',
+        affects: ['processor-1'],
+        injectedAtMs: 1000,
+        healedAtMs: 2000,
+      },
+      {
+        fault: 'pause',
+        target: 'processor-2',
+        affects: ['processor-2'],
+        injectedAtMs: 3000,
+        healedAtMs: 5000,
+      },
+      {
+        fault: 'restart',
+        target: 'processor-3',
+        affects: ['processor-3'],
+        injectedAtMs: 4000,
+        healedAtMs: 4500,
+      },
+    ],
+  };
+  const at = (service: string, runMs: number) =>
+    runSpans(
+      [],
+      [
+        {
+          traceId: 't',
+          spanId: 's',
+          parentSpanId: '',
+          name: 'n',
+          service,
+          kind: 1,
+          startMs: 1_000_000 + runMs,
+          endMs: null,
+          attributes: {},
+          status: { code: 0, message: '' },
+        },
+      ],
+      run,
+    )[0]!.open;
+  assert.deepEqual(at('processor-1', 500), {
+    cause: 'killed',
+    reason: 'never ended — processor-1 was killed at 1.0 s',
+    atMs: 1000,
+  });
+  // Started while the kill was landing (recorded before the signal): still that kill.
+  assert.equal(at('processor-1', 1500)?.cause, 'killed');
+  // Started after the restart: nothing stopped it; it was simply still open.
+  assert.deepEqual(at('processor-1', 2500), { cause: 'open', reason: 'still open at heal + 3.0 s' });
+  assert.equal(at('processor-2', 2900)?.reason, 'never ended — processor-2 was paused at 3.0 s');
+  assert.equal(at('processor-3', 100)?.cause, 'restarted');
+  assert.equal(at('ingress-1', 100)?.cause, 'open');
+});
