@@ -8,8 +8,9 @@
 //     replica, and a new leader that caught up on it as a follower records no span of its own;
 //   - a client `ok` with no server span at all in its trace (an answer from nowhere);
 //   - two End spans for one invocation at different log positions (completed twice).
-// Needs the run's spans; on a target whose servers export none (e.g. Restate) only the first
-// kind can't be told and the check says so.
+// Needs the run's spans; on a target whose servers export none (e.g. Restate) the ghosts come
+// from what the server says of the hung invocations (run.serverInvocations, Restate's
+// sys_invocation status), the other two kinds can't be told, and with neither it is skipped.
 import { clientServiceName, spanAttributes as A } from '../protocol/names.js';
 import { invocationIdOf, pairOps, spanRunMs, type RunData, type RunSpan } from '../runner/run-data.js';
 import { result, type Checker, type CheckResult } from './checker.js';
@@ -31,7 +32,9 @@ interface Ghost {
   invocationId?: string;
   traceId?: string;
   client: 'open at the deadline' | 'client timeout';
-  endApplied: { span: string; spanId: string; service: string; epoch: unknown; lsn: unknown; atMs: number };
+  endApplied?: { span: string; spanId: string; service: string; epoch: unknown; lsn: unknown; atMs: number };
+  /** On a target without spans: what the server reported of the invocation. */
+  serverStatus?: { status: string; source: string };
   summary: string;
 }
 
@@ -72,8 +75,9 @@ export function noGhostCompletions(): Checker {
         spans.filter((s) => s.service !== clientServiceName && s.service !== 'runner').map((s) => s.traceId),
       );
       const pairs = pairOps(run.history).filter((p) => p.invoke.request?.final !== true);
-      if (serverTraces.size === 0) {
-        const why = `no server spans in this run (${run.target} exports none to limbo): nothing to reconcile the history with`;
+      const serverSays = run.serverInvocations ?? {};
+      if (serverTraces.size === 0 && Object.keys(serverSays).length === 0) {
+        const why = `no server spans in this run (${run.target} exports none to limbo) and no invocation status from it: nothing to reconcile the history with`;
         return { ...result(name, 'inconclusive', `skipped: ${why}`), skipped: why };
       }
 
@@ -117,6 +121,17 @@ export function noGhostCompletions(): Checker {
               },
               summary: `ghost completion: ${invocationId ?? `op ${p.invoke.opId}`} — End ${how} ${by} (epoch ${String(epoch)}) at ${secs(atMs)} (span "${applied.name}" ${applied.spanId} on ${applied.service}); the client ${lostReply === 'client timeout' ? 'timed out' : 'was still waiting at the deadline'}: the reply was lost`,
             });
+          } else if (invocationId !== undefined && serverSays[invocationId]?.status === 'completed') {
+            const said = serverSays[invocationId];
+            ghosts.push({
+              opId: p.invoke.opId,
+              kind: p.invoke.kind,
+              invocationId,
+              ...(traceId !== undefined ? { traceId } : {}),
+              client: lostReply,
+              serverStatus: said,
+              summary: `ghost completion: ${invocationId} — ${said.source} says it completed; the client ${lostReply === 'client timeout' ? 'timed out' : 'was still waiting at the deadline'}: the reply was lost`,
+            });
           }
         } else if (p.end?.type === 'ok' && traceId !== undefined && !serverTraces.has(traceId)) {
           okWithoutServer.push({ opId: p.invoke.opId, kind: p.invoke.kind, invocationId, traceId });
@@ -144,6 +159,7 @@ export function noGhostCompletions(): Checker {
       const details = {
         ops: pairs.length,
         endSpans: ends.length,
+        serverStatuses: Object.keys(serverSays).length,
         ghostCompletions: ghosts.slice(0, MAX_LISTED),
         okWithoutServerSpan: answeredFromNowhere.slice(0, MAX_LISTED),
         doubleEnds: doubleEnds.slice(0, MAX_LISTED),
@@ -155,7 +171,11 @@ export function noGhostCompletions(): Checker {
       };
       const problems = ghosts.length + answeredFromNowhere.length + doubleEnds.length;
       if (problems === 0) {
-        if (ends.length === 0 && ghosts.length === 0 && pairs.some((p) => p.end === undefined))
+        if (
+          ends.length === 0 &&
+          Object.keys(serverSays).length === 0 &&
+          pairs.some((p) => p.end === undefined)
+        )
           return result(
             name,
             'inconclusive',

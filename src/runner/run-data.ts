@@ -114,6 +114,8 @@ export interface RunData {
   spans?: RunSpan[];
   /** Spans the run's receiver could not keep (over its bound): trace checks say so. */
   spansDropped?: number;
+  /** What the server said of invocations it knows, by id (targets without spans, e.g. Restate). */
+  serverInvocations?: Record<string, { status: string; source: string }>;
 }
 
 /**

@@ -237,6 +237,8 @@ export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<
       target.resolveInvocationIds === undefined ? undefined : (keys) => target.resolveInvocationIds!(keys),
       log,
     );
+    const known = target.serverInvocations?.();
+    if (known !== undefined && known.size > 0) run.serverInvocations = Object.fromEntries(known);
     await scraper.scrapeOnce();
     await scraper.stop();
     run.series = scraper.samples;

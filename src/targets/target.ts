@@ -84,6 +84,12 @@ export interface StartedTarget extends AsyncDisposable {
    * hung call), asked after the run so the verdict names real invocations; bounded.
    */
   resolveInvocationIds?(idempotencyKeys: readonly string[]): Promise<Map<string, string>>;
+  /**
+   * What the server says of the invocations it knows (by invocation id), for history ↔ server
+   * reconciliation on targets that export no spans (e.g. Restate's `sys_invocation` status,
+   * learnt while resolving ids). Read once, after resolveInvocationIds.
+   */
+  serverInvocations?(): ReadonlyMap<string, { status: string; source: string }>;
   /** Caps this target puts on any suite's workload (e.g. a rate the machine can take). */
   readonly workloadLimits?: Pick<WorkloadSpec, 'maxRatePerSec'>;
   stop(): Promise<void>;

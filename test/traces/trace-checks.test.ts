@@ -132,6 +132,27 @@ test('noGhostCompletions: an End the log took from a leader killed before it app
   assert.notEqual(noGhostCompletions().check(b.run).verdict, 'fail');
 });
 
+test('noGhostCompletions on a target without spans: the server status of a hung invocation', () => {
+  const b = new RunBuilder();
+  b.run.target = 'restate';
+  const hung = b.invoke(1000, 'call', {}, 'inv_r1');
+  b.invoke(1000, 'call', {}, 'inv_r2');
+  b.op(0, 10, 'ok', 'call', {}, { invocationId: 'inv_ok' });
+  b.run.spans = [span({ name: 'client call', service: 'client', traceId: 't', startMs: 0 })];
+  b.run.serverInvocations = { inv_r2: { status: 'running', source: 'restate sys_invocation' } };
+  let r = noGhostCompletions().check(b.run);
+  assert.equal(r.verdict, 'pass', r.summary);
+  b.run.serverInvocations.inv_r1 = { status: 'completed', source: 'restate sys_invocation' };
+  r = noGhostCompletions().check(b.run);
+  assert.equal(r.verdict, 'fail');
+  assert.match(
+    r.summary,
+    /ghost completion: inv_r1 — restate sys_invocation says it completed; the client was still waiting/,
+  );
+  assert.deepEqual(r.evidence.invocationIds, ['inv_r1']);
+  assert.ok(hung > 0);
+});
+
 test('noGhostCompletions flags a client ok with no server span, and two End spans for one invocation', () => {
   const b = new RunBuilder();
   callWithSpans(b, 't1', 'inv_a', 1000, 1100);
