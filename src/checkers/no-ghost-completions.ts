@@ -185,7 +185,11 @@ export function noGhostCompletions(): Checker {
         return result(
           name,
           'pass',
-          `${pairs.length} ops reconcile with ${ends.length} End spans: no ghost completion`,
+          `${pairs.length} ops reconcile with ${ends.length} End spans` +
+            (Object.keys(serverSays).length > 0
+              ? ` and ${Object.keys(serverSays).length} invocation status(es) from the server`
+              : '') +
+            ': no ghost completion',
           { details },
         );
       }
