@@ -58,6 +58,12 @@ export function spansEnd(options: SpansEndOptions = {}): Checker {
             reason: `ended ${Math.round(x.endMs - bound)} ms after heal + ${withinMs} ms`,
           });
       }
+      // Spans that never ended first (where a hung invocation stopped), then the late ones.
+      late.sort(
+        (a, b) =>
+          Number('endedAtMs' in a) - Number('endedAtMs' in b) ||
+          Number(a.startedAtMs) - Number(b.startedAtMs),
+      );
       const details = {
         spans: picked.length,
         withinMsAfterHeal: withinMs,
