@@ -15,6 +15,7 @@ import {
   noClientLeftHanging,
   pause,
   pendingDrains,
+  noGhostCompletions,
 } from 'limbo';
 
 export default defineSuite({
@@ -28,6 +29,8 @@ export default defineSuite({
     pendingDrains(),
     leadershipChanged(),
     exactlyOnce(),
+    // From the traces: an End applied while its client still waited is a lost reply, named.
+    noGhostCompletions(),
   ],
   timingDependentOn: ['reference:legacy'],
 });
