@@ -8,7 +8,7 @@ import { loadSuites } from '../runner/load-suites.js';
 import { skipReasonFor } from '../runner/suite.js';
 import { runSuite } from '../runner/run-suite.js';
 import { createCleanup } from '../runtime/cleanup.js';
-import { createTarget } from '../targets/registry.js';
+import { resolveTarget } from '../targets/registry.js';
 import { UsageError } from '../util/errors.js';
 import { formatHelp, parseOptions } from '../util/options.js';
 import { randomSeed } from '../util/random.js';
@@ -144,7 +144,9 @@ export const runCommand: Command = {
     if (parsed.positionals.length === 0)
       throw new UsageError('name at least one suite file or folder (e.g. chaos)');
     const o = parsed.options;
-    const target = createTarget(o.target, await chooseRuntime(o.runtime, env, o));
+    const target = await resolveTarget(o.target, await chooseRuntime(o.runtime, env, o));
+    // Suites name targets by name (skipOn, expectedToFailOn): a declaration's, not its path.
+    const targetName = target.name;
     const seed = o.seed ?? randomSeed();
     process.stdout.write(`seed ${seed}\n`);
     const suites = await loadSuites(parsed.positionals);
@@ -156,15 +158,16 @@ export const runCommand: Command = {
     const verdicts: VerdictFile[] = [];
     const documented: { suite: string; expected: DocumentedVerdict }[] = [];
     for (const { file, suite } of suites) {
-      const skipReason = skipReasonFor(suite, o.target);
+      const skipReason =
+        skipReasonFor(suite, targetName) ?? target.unsupported?.(suite.schedule.map((e) => e.fault));
       documented.push({
         suite: suite.name,
         expected:
           skipReason !== undefined
             ? 'skipped'
-            : suite.timingDependentOn.includes(o.target)
+            : suite.timingDependentOn.includes(targetName)
               ? 'either'
-              : suite.expectedToFailOn.includes(o.target)
+              : suite.expectedToFailOn.includes(targetName)
                 ? 'fail'
                 : 'pass',
       });
@@ -174,7 +177,7 @@ export const runCommand: Command = {
       const replay = `npx limbo run ${shown} --target ${o.target}${onRuntime}${suite.seed === undefined ? ` --seed ${seed}` : ''}`;
       process.stdout.write(`\n== ${suite.name}: ${suite.why}\n`);
       if (skipReason !== undefined) {
-        const skipped = skippedVerdict(suite.name, o.target, seed, replay, skipReason);
+        const skipped = skippedVerdict(suite.name, targetName, seed, replay, skipReason);
         verdicts.push(skipped);
         process.stdout.write(formatVerdict(skipped) + '\n');
         continue;
@@ -200,15 +203,15 @@ export const runCommand: Command = {
         verdicts.push(res.verdict);
         process.stdout.write(formatVerdict(res.verdict) + `\n  run directory: ${res.runDir}\n`);
         if (res.verdict.verdict !== 'pass') process.stdout.write(`  replay: ${replay}\n`);
-        if (res.verdict.verdict === 'fail' && suite.expectedToFailOn.includes(o.target))
-          process.stdout.write(`  (expected: this suite documents that ${o.target} fails it)\n`);
+        if (res.verdict.verdict === 'fail' && suite.expectedToFailOn.includes(targetName))
+          process.stdout.write(`  (expected: this suite documents that ${targetName} fails it)\n`);
       } catch (err) {
         if (err instanceof UsageError) throw err;
         const message = err instanceof Error ? err.message : String(err);
         process.stdout.write(`${suite.name}: the run itself failed: ${message}\n  replay: ${replay}\n`);
         verdicts.push({
           suite: suite.name,
-          target: o.target,
+          target: targetName,
           seed: suiteSeed,
           verdict: 'fail',
           startedAt: new Date().toISOString(),
@@ -234,7 +237,8 @@ export const runCommand: Command = {
           `verdict changed: ${v.suite} on ${v.target} is ${v.verdict}, documented ${expected}\n`,
         );
       }
-      if (changed.length === 0) process.stdout.write(`every verdict is the documented one for ${o.target}\n`);
+      if (changed.length === 0)
+        process.stdout.write(`every verdict is the documented one for ${targetName}\n`);
       return changed.length === 0 ? exitCodes.pass : exitCodes.fail;
     }
     return exitCodeOf(combineVerdicts(verdicts.map((v) => v.verdict)));

@@ -94,6 +94,11 @@ export interface Target {
   /** The runtime its services start on (default local). */
   readonly runtime?: RuntimeName;
   start(topology: Topology, ctx: TargetContext): Promise<StartedTarget>;
+  /**
+   * Why a schedule of these faults cannot run here (a service, role, link or leadership the
+   * target lacks), so the suite is skipped with the reason before anything starts.
+   */
+  unsupported?(faults: readonly { name: string; describe: string }[]): string | undefined;
 }
 
 export class TargetError extends Error {
