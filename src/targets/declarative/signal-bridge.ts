@@ -1,13 +1,14 @@
 // Serves a declared system's own metrics under limbo's canonical names, so the checkers,
-// dashboards and alerts that read `limbo_*` work on it unchanged. On each scrape of its
-// /metrics it reads every running service's /metrics (bounded) and renames what the
-// declaration maps, adding `node="<service>"`:
+// dashboards and alerts that read `limbo_*` work on it unchanged. It reads every running
+// service's /metrics on its own clock (every 250 ms, each read bounded, one in flight per
+// service), so a paused service never stalls the others; it serves the latest read of each
+// service no older than 1 s, renaming what the declaration maps and adding `node="<service>"`:
 //
 //   etcd-2 /metrics: etcd_server_leader_changes_seen_total 3
 //     ─▶ bridge /metrics: limbo_processor_leadership_changes_total{node="etcd-2"} 3
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { scrape } from '../../telemetry/prom-text.js';
+import { scrape, type Sample } from '../../telemetry/prom-text.js';
 
 export interface SignalSource {
   name: string;
@@ -19,7 +20,9 @@ export interface StartedSignalBridge {
   stop(): Promise<void>;
 }
 
-const SCRAPE_TIMEOUT_MS = 1000;
+const READ_EVERY_MS = 250;
+const READ_TIMEOUT_MS = 1000;
+const FRESH_MS = 1000;
 
 const escapeLabel = (v: string): string =>
   v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
@@ -32,30 +35,44 @@ export async function startSignalBridge(
   const bySystemName = new Map<string, string[]>();
   for (const [limbo, own] of Object.entries(renames))
     bySystemName.set(own, [...(bySystemName.get(own) ?? []), limbo]);
-  const render = async (): Promise<string> => {
+  const latest = new Map<string, { atMs: number; samples: Sample[] }>();
+  const inFlight = new Set<string>();
+  const readAll = (): void => {
+    for (const s of sources()) {
+      const url = s.metricsUrl();
+      if (url === undefined || inFlight.has(s.name)) continue;
+      inFlight.add(s.name);
+      void scrape(url, READ_TIMEOUT_MS)
+        .then(
+          (samples) =>
+            latest.set(s.name, {
+              atMs: Date.now(),
+              samples: samples.filter((x) => bySystemName.has(x.name)),
+            }),
+          () => undefined, // a paused or dying service: its last read ages out
+        )
+        .finally(() => inFlight.delete(s.name));
+    }
+  };
+  const timer = setInterval(readAll, READ_EVERY_MS);
+  timer.unref();
+  readAll();
+  const render = (): Promise<string> => {
     const lines: string[] = [];
     for (const limbo of Object.keys(renames))
       lines.push(`# TYPE ${limbo} ${limbo.endsWith('_total') ? 'counter' : 'gauge'}`);
-    const scraped = await Promise.all(
-      sources().map(async (s) => {
-        const url = s.metricsUrl();
-        if (url === undefined) return [];
-        try {
-          return (await scrape(url, SCRAPE_TIMEOUT_MS)).map((sample) => ({ node: s.name, sample }));
-        } catch {
-          return []; // a paused or dying service: no sample this time
+    const now = Date.now();
+    const fresh = [...latest].filter(([, r]) => now - r.atMs <= FRESH_MS);
+    for (const [node, read] of fresh)
+      for (const sample of read.samples)
+        for (const limbo of bySystemName.get(sample.name) ?? []) {
+          const labels = { ...sample.labels, node };
+          const text = Object.entries(labels)
+            .map(([k, v]) => `${k}="${escapeLabel(v)}"`)
+            .join(',');
+          lines.push(`${limbo}{${text}} ${sample.value}`);
         }
-      }),
-    );
-    for (const { node, sample } of scraped.flat())
-      for (const limbo of bySystemName.get(sample.name) ?? []) {
-        const labels = { ...sample.labels, node };
-        const text = Object.entries(labels)
-          .map(([k, v]) => `${k}="${escapeLabel(v)}"`)
-          .join(',');
-        lines.push(`${limbo}{${text}} ${sample.value}`);
-      }
-    return lines.join('\n') + '\n';
+    return Promise.resolve(lines.join('\n') + '\n');
   };
   const server = createServer((req, res) => {
     if (req.url !== '/metrics') {
@@ -76,6 +93,7 @@ export async function startSignalBridge(
     metricsUrl: `http://127.0.0.1:${port}/metrics`,
     stop: () =>
       new Promise<void>((resolve) => {
+        clearInterval(timer);
         server.close(() => resolve());
         server.closeAllConnections();
       }),
