@@ -127,7 +127,6 @@ export default defineTarget({
   // Two shared cores: enough load to keep every member busy, not to starve the machine.
   client: { api: etcdApi, maxRatePerSec: 200 },
   leadership: {
-    scope: 'single',
     http: { port: 'client', path: '/v3/maintenance/status', method: 'POST', body: {} },
     leaderWhen: { jsonPath: 'leader', equalsJsonPath: 'header.member_id' },
   },

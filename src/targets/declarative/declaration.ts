@@ -67,27 +67,30 @@ export interface ClientDeclaration {
   maxRatePerSec?: number;
 }
 
-export type LeadershipDeclaration = {
-  /**
-   * `single`: one group leads everything, so leaderOf(any partition) is its leader (etcd,
-   * any single raft group). Per-partition leadership needs a target of its own today.
-   */
-  scope: 'single';
-} & (
+/** Who leads: asked of every running `processor` service (each ask bounded to 1.5 s). */
+export type LeadershipDeclaration =
   | {
-      /** Asked of each running service with this role; a bound of 1.5 s per ask. */
+      /**
+       * One group leads everything (etcd, any single raft group): leaderOf(any partition) is
+       * the service whose answer here says "I lead".
+       */
       http: { port: string; path: string; method?: string; body?: unknown };
-      /** The answer says "I lead" when the value at `jsonPath` equals the one at `equalsJsonPath` (or `equals`). */
+      /** "I lead" when the value at `jsonPath` equals the one at `equalsJsonPath` (or `equals`). */
       leaderWhen: { jsonPath: string; equalsJsonPath?: string; equals?: unknown };
     }
   | {
-      /** The service whose /metrics has this gauge at 1 leads. */
+      /** The service whose /metrics has this gauge at 1 leads (for the partition, with `partitionLabel`). */
       metric: string;
-    }
-);
+      /** The label naming the partition (per-partition leadership); without it, one group leads all. */
+      partitionLabel?: string;
+    };
 
 /** A canonical limbo signal as one of the system's own metrics, or missing with the reason. */
-export type SignalDeclaration = { metric: string; note?: string } | { missing: string };
+export type SignalDeclaration =
+  | { metric: string; note?: string }
+  /** The system already serves it under limbo's name (a limbo-instrumented system). */
+  | { native: true }
+  | { missing: string };
 
 export interface TargetDeclaration {
   name: string;

@@ -172,6 +172,7 @@ async function startDeclared(d: DeclaredTarget, ctx: TargetContext): Promise<Sta
 
     const renames: Record<string, string> = {};
     for (const [limbo, s] of Object.entries(d.signals ?? {})) if ('metric' in s) renames[limbo] = s.metric;
+    // Native signals come straight from the services' own /metrics (the scraper keeps limbo_*).
     const bridge = await startSignalBridge(() => [...handles.values()], renames);
     cleanup.add('signal bridge', () => bridge.stop());
     const keep = new Set(Object.values(renames));
@@ -192,7 +193,7 @@ async function startDeclared(d: DeclaredTarget, ctx: TargetContext): Promise<Sta
         toxiproxy: `${tp.url.replace(/\/$/, '')}/metrics`,
         ...(Object.keys(renames).length > 0 ? { signals: bridge.metricsUrl } : {}),
       }),
-      leaderOf: () => leaderNow(d, handles, ports),
+      leaderOf: (partition) => leaderNow(d, handles, ports, partition),
       transferLeadership: () =>
         Promise.reject(new TargetError(`${d.name} declares no way to transfer leadership`)),
       startProcessors: async () => {
@@ -303,11 +304,12 @@ const at = (json: unknown, path: string): unknown =>
       json,
     );
 
-/** Who leads now: each running processor is asked (bounded); the first that says "I" wins. */
+/** Who leads now (the partition's leader, or the one group's): each running processor is asked (bounded); the first that says "I" wins. */
 async function leaderNow(
   d: DeclaredTarget,
   handles: ReadonlyMap<string, LocalService>,
   ports: ReadonlyMap<string, Record<string, number>>,
+  partition: number,
 ): Promise<string | undefined> {
   const l = d.leadership;
   if (l === undefined) throw new TargetError(`${d.name} declares no leadership`);
@@ -318,7 +320,12 @@ async function leaderNow(
         if ('metric' in l) {
           const url = handles.get(s.name)!.metricsUrl();
           if (url === undefined) return false;
-          return (await scrape(url, LEADER_ASK_MS)).some((m) => m.name === l.metric && m.value === 1);
+          return (await scrape(url, LEADER_ASK_MS)).some(
+            (m) =>
+              m.name === l.metric &&
+              m.value === 1 &&
+              (l.partitionLabel === undefined || m.labels[l.partitionLabel] === String(partition)),
+          );
         }
         const port = ports.get(s.name)?.[l.http.port];
         if (port === undefined) return false;

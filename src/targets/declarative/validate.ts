@@ -190,15 +190,18 @@ export function validateDeclaration(
   checkClient(x['client'], bad);
   checkLeadership(x['leadership'], ports, roles, bad);
   if (x['signals'] !== undefined) {
-    if (!isObj(x['signals'])) bad('signals', 'must map limbo signal names to { metric } or { missing }');
+    if (!isObj(x['signals']))
+      bad('signals', 'must map limbo signal names to { metric }, { native: true } or { missing }');
     else
       for (const [k, v] of Object.entries(x['signals'])) {
         if (!targetSignals.includes(k))
           bad(`signals.${k}`, `not a limbo signal (known: ${targetSignals.join(', ')})`);
-        if (!isObj(v)) bad(`signals.${k}`, 'must be { metric: name } or { missing: reason }');
+        if (!isObj(v))
+          bad(`signals.${k}`, 'must be { metric: name }, { native: true } or { missing: reason }');
         else if (typeof v['metric'] === 'string') unknownFields(v, ['metric', 'note'], `signals.${k}.`, bad);
         else if (typeof v['missing'] === 'string') unknownFields(v, ['missing'], `signals.${k}.`, bad);
-        else bad(`signals.${k}`, 'must be { metric: name } or { missing: reason }');
+        else if (v['native'] === true) unknownFields(v, ['native'], `signals.${k}.`, bad);
+        else bad(`signals.${k}`, 'must be { metric: name }, { native: true } or { missing: reason }');
       }
   }
 
@@ -277,15 +280,16 @@ function checkLeadership(
 ): void {
   if (l === undefined) return;
   if (!isObj(l)) return bad('leadership', 'must be an object');
-  if (l['scope'] !== 'single') bad('leadership.scope', "must be 'single' (one group leads every partition)");
   if (!roles.has('processor'))
     bad('leadership', 'no service has the role processor (the ones asked who leads)');
   if (l['metric'] !== undefined) {
-    unknownFields(l, ['scope', 'metric'], 'leadership.', bad);
+    unknownFields(l, ['metric', 'partitionLabel'], 'leadership.', bad);
     if (typeof l['metric'] !== 'string') bad('leadership.metric', 'must be a metric name');
+    if (l['partitionLabel'] !== undefined && typeof l['partitionLabel'] !== 'string')
+      bad('leadership.partitionLabel', 'must be a label name');
     return;
   }
-  unknownFields(l, ['scope', 'http', 'leaderWhen'], 'leadership.', bad);
+  unknownFields(l, ['http', 'leaderWhen'], 'leadership.', bad);
   const h = l['http'];
   if (!isObj(h)) return bad('leadership', 'give http: { port, path } with leaderWhen, or metric');
   unknownFields(h, ['port', 'path', 'method', 'body'], 'leadership.http.', bad);
