@@ -45,7 +45,10 @@ export async function resolveTarget(
   const choice = typeof runtime === 'string' ? { name: runtime } : runtime;
   if (registry.has(name)) return createTarget(name, choice);
   const file = declarationFile(name);
-  if (file === undefined) throw new UsageError(`unknown target ${name} (known: ${targetNames().join(', ')})`);
+  if (file === undefined)
+    throw new UsageError(
+      `unknown target ${name} (known: ${targetNames().join(', ')}; or declare it in targets/${name}.limbo.ts, or give a path to a *.limbo.ts file)`,
+    );
   return declarativeTarget(await loadDeclaration(file), choice);
 }
 

@@ -131,8 +131,13 @@ async function startDeclared(d: DeclaredTarget, ctx: TargetContext): Promise<Sta
       linkAddress: (name) => proxyAddress.get(name),
     });
     const handles = new Map<string, LocalService>();
-    for (const s of d.services)
-      handles.set(s.name, declaredService(s, values(s), env, readyMs, ctx.runDir, cleanup));
+    /** What each service's readiness waits for, filled in, for messages. */
+    const awaited = new Map<string, string>();
+    for (const s of d.services) {
+      const svc = declaredService(s, values(s), env, readyMs, ctx.runDir, cleanup);
+      handles.set(s.name, svc.handle);
+      awaited.set(s.name, svc.awaited);
+    }
 
     const startAll = async (which: (s: ServiceDeclaration) => boolean): Promise<void> => {
       const todo = d.services.filter((s) => which(s) && !handles.get(s.name)!.isRunning());
@@ -150,7 +155,7 @@ async function startDeclared(d: DeclaredTarget, ctx: TargetContext): Promise<Sta
         if (failed.length > 0) {
           const [s, reason] = failed[0]!;
           throw new UsageError(
-            `target ${d.name}: service ${s.name} did not become ready (${waitingFor(s.ready, { role: '', node: '', addresses: {} }).describe}): ${reason instanceof Error ? reason.message : String(reason)}`,
+            `target ${d.name}: service ${s.name} did not become ready (${awaited.get(s.name)}): ${reason instanceof Error ? reason.message : String(reason)}`,
           );
         }
         for (const s of wave) {
@@ -222,7 +227,7 @@ function declaredService(
   readyTimeoutMs: number,
   runDir: string,
   cleanup: Cleanup,
-): LocalService {
+): { handle: LocalService; awaited: string } {
   const args = (s.args ?? []).map((a) => fill(a, v));
   const ownEnv: NodeJS.ProcessEnv = { ...env };
   for (const [k, val] of Object.entries(s.env ?? {})) ownEnv[k] = fill(val, v);
@@ -262,7 +267,7 @@ function declaredService(
     cleanup,
   );
   cleanup.add(`service ${s.name}`, () => svc.stop());
-  return svc;
+  return { handle: svc, awaited: waitingFor(filled, { role: s.role, node: s.name, addresses: {} }).describe };
 }
 
 /** One call through a client link answers 2xx, within the bound. */
