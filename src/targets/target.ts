@@ -89,8 +89,15 @@ export interface StartedTarget extends AsyncDisposable {
   stop(): Promise<void>;
 }
 
+/** A target's links and services known before it starts (declared targets), for explore. */
+export interface TargetShape {
+  links: readonly string[];
+  services: readonly { name: string; role: string }[];
+}
+
 export interface Target {
   readonly name: string;
+  readonly shape?: TargetShape;
   /** The runtime its services start on (default local). */
   readonly runtime?: RuntimeName;
   start(topology: Topology, ctx: TargetContext): Promise<StartedTarget>;

@@ -1,8 +1,9 @@
 // Serves a declared system's own metrics under limbo's canonical names, so the checkers,
 // dashboards and alerts that read `limbo_*` work on it unchanged. It reads every running
-// service's /metrics on its own clock (every 250 ms, each read bounded, one in flight per
-// service), so a paused service never stalls the others; it serves the latest read of each
-// service no older than 1 s, renaming what the declaration maps and adding `node="<service>"`:
+// service's /metrics (each read bounded, one in flight per service) every 250 ms and on each
+// scrape of its own /metrics, which waits at most 120 ms for them, so a paused service never
+// stalls the others; it serves the latest read of each service no older than 1 s, renaming
+// what the declaration maps and adding `node="<service>"`:
 //
 //   etcd-2 /metrics: etcd_server_leader_changes_seen_total 3
 //     ─▶ bridge /metrics: limbo_processor_leadership_changes_total{node="etcd-2"} 3
@@ -23,6 +24,8 @@ export interface StartedSignalBridge {
 const READ_EVERY_MS = 250;
 const READ_TIMEOUT_MS = 1000;
 const FRESH_MS = 1000;
+/** How long a scrape of the bridge waits for fresh reads (below the runner's 200 ms scrape timeout). */
+const FRESH_WAIT_MS = 120;
 
 const escapeLabel = (v: string): string =>
   v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
@@ -36,28 +39,33 @@ export async function startSignalBridge(
   for (const [limbo, own] of Object.entries(renames))
     bySystemName.set(own, [...(bySystemName.get(own) ?? []), limbo]);
   const latest = new Map<string, { atMs: number; samples: Sample[] }>();
-  const inFlight = new Set<string>();
-  const readAll = (): void => {
-    for (const s of sources()) {
+  const inFlight = new Map<string, Promise<void>>();
+  const readAll = (): Promise<void>[] =>
+    sources().flatMap((s) => {
       const url = s.metricsUrl();
-      if (url === undefined || inFlight.has(s.name)) continue;
-      inFlight.add(s.name);
-      void scrape(url, READ_TIMEOUT_MS)
+      if (url === undefined) return [];
+      const running = inFlight.get(s.name);
+      if (running !== undefined) return [running];
+      const read = scrape(url, READ_TIMEOUT_MS)
         .then(
-          (samples) =>
+          (samples) => {
             latest.set(s.name, {
               atMs: Date.now(),
               samples: samples.filter((x) => bySystemName.has(x.name)),
-            }),
+            });
+          },
           () => undefined, // a paused or dying service: its last read ages out
         )
         .finally(() => inFlight.delete(s.name));
-    }
-  };
-  const timer = setInterval(readAll, READ_EVERY_MS);
+      inFlight.set(s.name, read);
+      return [read];
+    });
+  const timer = setInterval(() => void readAll(), READ_EVERY_MS);
   timer.unref();
-  readAll();
-  const render = (): Promise<string> => {
+  void readAll();
+  /** A scrape gets fresh reads where they come quickly; a stalled service's last read stands in. */
+  const render = async (): Promise<string> => {
+    await Promise.race([Promise.allSettled(readAll()), new Promise((r) => setTimeout(r, FRESH_WAIT_MS))]);
     const lines: string[] = [];
     for (const limbo of Object.keys(renames))
       lines.push(`# TYPE ${limbo} ${limbo.endsWith('_total') ? 'counter' : 'gauge'}`);
@@ -72,7 +80,7 @@ export async function startSignalBridge(
             .join(',');
           lines.push(`${limbo}{${text}} ${sample.value}`);
         }
-    return Promise.resolve(lines.join('\n') + '\n');
+    return lines.join('\n') + '\n';
   };
   const server = createServer((req, res) => {
     if (req.url !== '/metrics') {

@@ -92,6 +92,10 @@ export function declarativeTarget(
     name: d.name,
     runtime: 'local',
     unsupported: (faults) => unsupportedBy(d, faults),
+    shape: {
+      links: d.links.map(linkName),
+      services: d.services.map((s) => ({ name: s.name, role: s.role })),
+    },
     start: (_topology, ctx) => startDeclared(d, ctx),
   };
 }
