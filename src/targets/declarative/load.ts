@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { UsageError } from '../../util/errors.js';
-import type { DeclaredTarget } from './declaration.js';
+import { isDeclaredTarget, type DeclaredTarget } from './declaration.js';
 import { validateDeclaration, type ValidateOptions } from './validate.js';
 
 const SUFFIX = '.limbo.ts';
@@ -39,6 +39,9 @@ export async function loadDeclaration(file: string, options: ValidateOptions = {
     else {
       const { tsImport } = await import('tsx/esm/api');
       value = ((await tsImport(pathToFileURL(file).href, import.meta.url)) as { default?: unknown }).default;
+      // A file tsx loads as CommonJS (a package without "type": "module") nests its default export.
+      if (!isDeclaredTarget(value) && isDeclaredTarget((value as { default?: unknown } | undefined)?.default))
+        value = (value as { default: unknown }).default;
     }
   } catch (err) {
     throw new UsageError(`${shown}: cannot load: ${err instanceof Error ? err.message : String(err)}`, {
