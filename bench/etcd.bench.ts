@@ -7,10 +7,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pairOps } from '../src/runner/run-data.js';
+import { pairOps } from '../src/run-data/run-data.js';
 import { findCommand } from '../src/targets/declarative/validate.js';
 import { resolveTarget } from '../src/targets/registry.js';
-import type { StartedTarget } from '../src/targets/target.js';
+import { profileOf, type StartedTarget } from '../src/targets/target.js';
 import { createClock } from '../src/util/clock.js';
 import { createRandom } from '../src/util/random.js';
 import { createHistoryRecorder } from '../src/workload/history.js';
@@ -45,7 +45,7 @@ async function measure(name: string): Promise<Figures> {
       history,
       opTimeoutMs: 10_000,
       mix: { call: 0.6, send: 0.2, counterAdd: 0.2 },
-      ...(t.clientApi ? { api: t.clientApi } : {}),
+      api: profileOf(target).clientApi,
       random: createRandom(1),
       concurrency: 4,
     });

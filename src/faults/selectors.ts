@@ -4,6 +4,7 @@
 // Selection is by role and relation, so one suite runs on every target with those roles; a
 // target can tell from a fault's `describe` what it needs (requirementsOf) and skip a suite
 // whose service, role, link or leader it does not have.
+import type { TargetRequirement } from '../targets/target.js';
 import { FaultError, type FaultContext } from './fault.js';
 
 export type ServiceSelector =
@@ -50,19 +51,14 @@ export function describeLink(l: LinkSelector): string {
   return `${describeService(l.from)}->${describeService(l.to)}`;
 }
 
-export type Requirement =
-  | { kind: 'service'; name: string }
-  | { kind: 'role'; role: string }
-  | { kind: 'leader' }
-  | { kind: 'link'; name: string }
-  | { kind: 'linkInto' };
+export type { TargetRequirement as Requirement } from '../targets/target.js';
 
 /**
  * What a fault's `describe` (as describeService / describeLink write it) needs of a target:
  * the parse of exactly those forms, kept beside them. Other describes need nothing known.
  */
-export function requirementsOf(describe: string): Requirement[] {
-  const one = (d: string): Requirement[] => {
+export function requirementsOf(describe: string): TargetRequirement[] {
+  const one = (d: string): TargetRequirement[] => {
     if (/^leaderOf\(\d+\)$/.test(d)) return [{ kind: 'leader' }];
     const role = /^(?:randomOf|allOf)\((\w+)\)$/.exec(d);
     if (role !== null) return [{ kind: 'role', role: role[1]! }];
@@ -79,6 +75,15 @@ export function requirementsOf(describe: string): Requirement[] {
   if (plain(from) && plain(to)) return [{ kind: 'link', name: describe }];
   // A relation: its selected ends must exist; the link between them is checked at inject.
   return [...(plain(from) ? [] : one(from)), ...(plain(to) ? [] : one(to))];
+}
+
+/** What a schedule's faults need of a target (for Target.unsupported, before anything starts). */
+export function scheduleRequirements(
+  faults: readonly { name: string; describe: string }[],
+): TargetRequirement[] {
+  return faults.flatMap((f) =>
+    f.name === 'transfer-leadership' ? [{ kind: 'transferLeadership' as const }] : requirementsOf(f.describe),
+  );
 }
 
 export interface SelectedServices {

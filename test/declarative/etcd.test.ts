@@ -50,6 +50,7 @@ test(
     let pids: number[] = [];
     const target: Target = {
       name: etcd.name,
+      ...(etcd.profile !== undefined ? { profile: etcd.profile } : {}),
       start: async (topology, ctx) => {
         started = await etcd.start(topology, ctx);
         leaderAtStart = await started.leaderOf(0);
@@ -65,6 +66,10 @@ test(
     const v = res.verdict;
     assert.equal(v.verdict, 'pass', JSON.stringify(v.checks.map((c) => [c.name, c.verdict, c.summary])));
     assert.ok(v.ops.ok > 100, `calls were made and answered (${v.ops.ok} ok)`);
+    assert.ok(
+      res.run.history.every((op) => op.request === undefined || op.request.path.startsWith('/v3/kv/')),
+      'the workload spoke the declared client adapter (etcd gateway paths)',
+    );
     const w = res.run.faults[0];
     assert.ok(w !== undefined, 'the cut was injected');
     assert.match(w.target, /^\*->etcd-[123]$/);

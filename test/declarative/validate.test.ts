@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { loadDeclaration, declarationFile } from '../../src/targets/declarative/load.js';
 import { DeclarationError, validateDeclaration } from '../../src/targets/declarative/validate.js';
 import { missingSignalsOf, unsupportedBy } from '../../src/targets/declarative/target.js';
+import { scheduleRequirements } from '../../src/faults/selectors.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -113,18 +114,27 @@ test('a bad declaration names the bad field', () => {
 
 test('suites a declaration cannot serve are named with the reason', () => {
   const d = validateDeclaration(good(), 'toy.json');
-  assert.match(unsupportedBy(d, [{ name: 'kill', describe: 'leaderOf(0)' }]) ?? '', /declares no leadership/);
   assert.match(
-    unsupportedBy(d, [{ name: 'timeout', describe: 'ingress->processor-1' }]) ?? '',
+    unsupportedBy(d, scheduleRequirements([{ name: 'kill', describe: 'leaderOf(0)' }])) ?? '',
+    /declares no leadership/,
+  );
+  assert.match(
+    unsupportedBy(d, scheduleRequirements([{ name: 'timeout', describe: 'ingress->processor-1' }])) ?? '',
     /no link ingress->processor-1/,
   );
-  assert.match(unsupportedBy(d, [{ name: 'kill', describe: 'log' }]) ?? '', /no service log/);
   assert.match(
-    unsupportedBy(d, [{ name: 'kill', describe: 'randomOf(processor)' }]) ?? '',
+    unsupportedBy(d, scheduleRequirements([{ name: 'kill', describe: 'log' }])) ?? '',
+    /no service log/,
+  );
+  assert.match(
+    unsupportedBy(d, scheduleRequirements([{ name: 'kill', describe: 'randomOf(processor)' }])) ?? '',
     /no processor service/,
   );
-  assert.equal(unsupportedBy(d, [{ name: 'kill', describe: 'svc' }]), undefined);
-  assert.equal(unsupportedBy(d, [{ name: 'latency', describe: 'client->svc' }]), undefined);
+  assert.equal(unsupportedBy(d, scheduleRequirements([{ name: 'kill', describe: 'svc' }])), undefined);
+  assert.equal(
+    unsupportedBy(d, scheduleRequirements([{ name: 'latency', describe: 'client->svc' }])),
+    undefined,
+  );
 });
 
 function limbo(...args: string[]): { status: number | null; stdout: string; stderr: string } {

@@ -16,7 +16,12 @@ import { createLogClient, type LogClient } from '../../protocol/grpc.js';
 import { isInvocationId, makeInvocationId } from '../../protocol/ids.js';
 import type * as w from '../../protocol/wire.js';
 import { SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
-import { spanAttributes as A } from '../../protocol/names.js';
+import {
+  INVOCATION_ID_HEADER,
+  TRACE_ID_HEADER,
+  spanAttributes as A,
+  type Protocol,
+} from '../../protocol/names.js';
 import type { Logger } from '../../telemetry/logger.js';
 import {
   contextFromTraceparent,
@@ -30,6 +35,7 @@ import { Dispatcher, type SubmitInput } from './dispatcher.js';
 import { LegacyDispatcher } from './legacy-dispatcher.js';
 import { createIngressMetrics, type IngressMetrics, type RequestKind } from './metrics.js';
 import { Router } from './router.js';
+import { LimboError, messageOf } from '../../util/errors.js';
 
 export interface IngressOptions {
   node: string;
@@ -37,7 +43,7 @@ export interface IngressOptions {
   host?: string;
   port?: number;
   metricsPort?: number;
-  protocol?: 'rpc' | 'legacy';
+  protocol?: Protocol;
   rpcTimeoutMs?: number;
   longPollMs?: number;
   /** 0 = no deadline: the request waits as long as it takes. */
@@ -51,10 +57,9 @@ export interface IngressOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-export const INVOCATION_ID_HEADER = 'x-limbo-invocation-id';
-export const TRACE_ID_HEADER = 'x-limbo-trace-id';
+export { INVOCATION_ID_HEADER, TRACE_ID_HEADER } from '../../protocol/names.js';
 
-class HttpError extends Error {
+class HttpError extends LimboError {
   constructor(
     readonly status: number,
     readonly outcome: string,
@@ -62,7 +67,7 @@ class HttpError extends Error {
     readonly headers: Record<string, string> = {},
     readonly invocationId?: string,
   ) {
-    super(message);
+    super(`E_HTTP_${status}`, message);
   }
 }
 
@@ -229,7 +234,7 @@ class IngressApi {
             ? err
             : abort.signal.reason instanceof HttpError
               ? abort.signal.reason
-              : new HttpError(500, 'error', err instanceof Error ? err.message : String(err));
+              : new HttpError(500, 'error', messageOf(err));
         if (e.status === 499) {
           finish('aborted', 499);
           return;

@@ -9,6 +9,7 @@
 // is retried by the invoker.
 import type { StateUpdate } from '../../protocol/records.js';
 import { sleep } from '../../util/backoff.js';
+import { LimboError } from '../../util/errors.js';
 
 export interface HandlerContext {
   key: string;
@@ -25,12 +26,16 @@ export interface HandlerResult {
   stateUpdates: StateUpdate[];
 }
 
-export class HandlerError extends Error {
-  readonly code = 'E_HANDLER';
+export class HandlerError extends LimboError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('E_HANDLER', message, options);
+  }
 }
 
-export class RetryableHandlerError extends Error {
-  readonly code = 'E_HANDLER_RETRY';
+export class RetryableHandlerError extends LimboError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('E_HANDLER_RETRY', message, options);
+  }
 }
 
 type Handler = (ctx: HandlerContext) => Promise<HandlerResult>;

@@ -21,10 +21,17 @@ import {
   restateClientApi,
   type ClientApi,
 } from '../../workload/client-api.js';
-import { requirementsOf } from '../../faults/selectors.js';
 import { scrape } from '../../telemetry/prom-text.js';
-import { openToxiproxy } from '../toxiproxy-server.js';
-import { TargetError, type StartedTarget, type Target, type TargetContext } from '../target.js';
+import { openToxiproxy } from '../../runtime/toxiproxy.js';
+import {
+  TargetError,
+  type StartedTarget,
+  type Target,
+  type TargetContext,
+  type TargetProfile,
+  type TargetRequirement,
+} from '../target.js';
+import { httpProbe, waitFor } from '../../util/wait.js';
 import { linkName, type DeclaredTarget, type ServiceDeclaration } from './declaration.js';
 import { startSignalBridge } from './signal-bridge.js';
 import { fill, type TemplateValues } from './template.js';
@@ -33,7 +40,6 @@ import { waitingFor } from './wait-strategy.js';
 
 const DEFAULT_READY_MS = 20_000;
 const LEADER_ASK_MS = 1500;
-const PROBE_EVERY_MS = 100;
 
 export function clientApiOf(d: DeclaredTarget): ClientApi {
   const api = d.client.api;
@@ -52,37 +58,52 @@ export function missingSignalsOf(d: DeclaredTarget): Record<string, string> {
 }
 
 /**
- * Why a schedule of these faults cannot run on this declaration (a service, role, link or
- * leadership it lacks), or undefined: so a suite is skipped with the reason before anything starts.
+ * Why a suite needing these (scheduleRequirements of its faults) cannot run on this declaration
+ * (a service, role, link or leadership it lacks), or undefined: so the suite is skipped with
+ * the reason before anything starts.
  */
-export function unsupportedBy(
-  d: DeclaredTarget,
-  faults: readonly { name: string; describe: string }[],
-): string | undefined {
+export function unsupportedBy(d: DeclaredTarget, needs: readonly TargetRequirement[]): string | undefined {
   const services = new Map(d.services.map((s) => [s.name, s.role]));
   const links = new Set(d.links.map(linkName));
   const roles = new Set(d.services.map((s) => s.role));
-  for (const f of faults) {
-    if (f.name === 'transfer-leadership') return `${d.name} declares no way to transfer leadership`;
-    for (const need of requirementsOf(f.describe)) {
-      if (need.kind === 'service' && !services.has(need.name))
-        return `${d.name} has no service ${need.name} (it has ${[...services.keys()].join(', ')})`;
-      if (need.kind === 'role' && !roles.has(need.role as ServiceDeclaration['role']))
-        return `${d.name} has no ${need.role} service`;
-      if (need.kind === 'leader' && d.leadership === undefined)
-        return `${d.name} declares no leadership (leaderOf cannot be answered)`;
-      if (need.kind === 'link' && !links.has(need.name) && !links.has(`*->${need.name.split('->')[1] ?? ''}`))
-        return `${d.name} has no link ${need.name} (its links: ${[...links].join(', ')})`;
-    }
+  for (const need of needs) {
+    if (need.kind === 'transferLeadership') return `${d.name} declares no way to transfer leadership`;
+    if (need.kind === 'service' && !services.has(need.name))
+      return `${d.name} has no service ${need.name} (it has ${[...services.keys()].join(', ')})`;
+    if (need.kind === 'role' && !roles.has(need.role as ServiceDeclaration['role']))
+      return `${d.name} has no ${need.role} service`;
+    if (need.kind === 'leader' && d.leadership === undefined)
+      return `${d.name} declares no leadership (leaderOf cannot be answered)`;
+    if (need.kind === 'link' && !links.has(need.name) && !links.has(`*->${need.name.split('->')[1] ?? ''}`))
+      return `${d.name} has no link ${need.name} (its links: ${[...links].join(', ')})`;
   }
   return undefined;
+}
+
+/** What the runner knows of a declared target before it starts. */
+export function profileOf(d: DeclaredTarget): TargetProfile {
+  const keep = new Set(Object.values(renamesOf(d)));
+  return {
+    clientApi: clientApiOf(d),
+    missingSignals: missingSignalsOf(d),
+    keepMetric: (name) => keep.has(name),
+    extraCheckers: [],
+    workloadLimits: d.client.maxRatePerSec !== undefined ? { maxRatePerSec: d.client.maxRatePerSec } : {},
+  };
+}
+
+/** limbo signal → the system's metric, for the ones the declaration maps (native ones need none). */
+function renamesOf(d: DeclaredTarget): Record<string, string> {
+  const renames: Record<string, string> = {};
+  for (const [limbo, s] of Object.entries(d.signals ?? {})) if ('metric' in s) renames[limbo] = s.metric;
+  return renames;
 }
 
 export function declarativeTarget(
   d: DeclaredTarget,
   runtime: RuntimeChoice = { name: 'local' },
 ): Target & {
-  unsupported(faults: readonly { name: string; describe: string }[]): string | undefined;
+  unsupported(needs: readonly TargetRequirement[]): string | undefined;
 } {
   if (runtime.name !== 'local')
     throw new UsageError(
@@ -91,7 +112,8 @@ export function declarativeTarget(
   return {
     name: d.name,
     runtime: 'local',
-    unsupported: (faults) => unsupportedBy(d, faults),
+    profile: profileOf(d),
+    unsupported: (needs) => unsupportedBy(d, needs),
     shape: {
       links: d.links.map(linkName),
       services: d.services.map((s) => ({ name: s.name, role: s.role })),
@@ -179,12 +201,10 @@ async function startDeclared(d: DeclaredTarget, ctx: TargetContext): Promise<Sta
     if (ctx.deferProcessors !== true && d.client.probe !== false)
       for (const url of ingressUrls) await probe(d.name, url, api, readyMs);
 
-    const renames: Record<string, string> = {};
-    for (const [limbo, s] of Object.entries(d.signals ?? {})) if ('metric' in s) renames[limbo] = s.metric;
     // Native signals come straight from the services' own /metrics (the scraper keeps limbo_*).
+    const renames = renamesOf(d);
     const bridge = await startSignalBridge(() => [...handles.values()], renames);
     cleanup.add('signal bridge', () => bridge.stop());
-    const keep = new Set(Object.values(renames));
 
     const links: Record<string, string> = {};
     for (const l of d.links) links[linkName(l)] = linkName(l);
@@ -209,12 +229,6 @@ async function startDeclared(d: DeclaredTarget, ctx: TargetContext): Promise<Sta
         await startAll(deferred);
         if (d.client.probe !== false) for (const url of ingressUrls) await probe(d.name, url, api, readyMs);
       },
-      clientApi: api,
-      missingSignals: missingSignalsOf(d),
-      keepMetric: (name) => keep.has(name),
-      ...(d.client.maxRatePerSec !== undefined
-        ? { workloadLimits: { maxRatePerSec: d.client.maxRatePerSec } }
-        : {}),
       stop,
       [Symbol.asyncDispose]: stop,
     };
@@ -250,11 +264,11 @@ function declaredService(
       start: (logFile) => {
         if (s.dataDir === 'fresh') rmSync(v.dataDir, { recursive: true, force: true });
         mkdirSync(v.dataDir, { recursive: true });
-        const w = waitingFor(filled, {
-          role: s.role,
-          node: s.name,
-          addresses: metrics !== undefined ? { metrics } : {},
-        });
+        const w = waitingFor(
+          filled,
+          { role: s.role, node: s.name, addresses: metrics !== undefined ? { metrics } : {} },
+          readyTimeoutMs,
+        );
         return startProcess({
           name: s.name,
           command: s.command ?? '',
@@ -271,38 +285,35 @@ function declaredService(
     cleanup,
   );
   cleanup.add(`service ${s.name}`, () => svc.stop());
-  return { handle: svc, awaited: waitingFor(filled, { role: s.role, node: s.name, addresses: {} }).describe };
+  return {
+    handle: svc,
+    awaited: waitingFor(filled, { role: s.role, node: s.name, addresses: {} }, readyTimeoutMs).describe,
+  };
 }
 
-/** One call through a client link answers 2xx, within the bound. */
+/** One call through a client link answers 2xx, within the bound (the testbed's one wait). */
 async function probe(target: string, url: string, api: ClientApi, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last = '';
-  for (let n = 0; Date.now() < deadline; n++) {
+  let n = 0;
+  const call = (): ReturnType<typeof httpProbe> => {
     const req = httpRequestOf(api, {
       op: 'call',
       target: { service: 'Echo', key: '', handler: 'echo' },
       body: { probe: n },
-      idempotencyKey: `limbo-probe-${n}`,
+      idempotencyKey: `limbo-probe-${n++}`,
     });
-    try {
-      const res = await fetch(url + req.path, {
-        method: req.method,
-        ...(req.body !== undefined
-          ? { body: JSON.stringify(req.body), headers: { 'content-type': 'application/json' } }
-          : {}),
-        signal: AbortSignal.timeout(1500),
-      });
-      last = `HTTP ${res.status}: ${(await res.text()).slice(0, 200)}`;
-      if (res.ok) return;
-    } catch (err) {
-      last = err instanceof Error ? err.message : String(err);
-    }
-    await new Promise((r) => setTimeout(r, PROBE_EVERY_MS));
+    return httpProbe(url + req.path, {
+      method: req.method,
+      ...(req.body !== undefined
+        ? { body: JSON.stringify(req.body), headers: { 'content-type': 'application/json' } }
+        : {}),
+      accept: (status, body) => (status >= 200 && status < 300) || `HTTP ${status}: ${body.slice(0, 200)}`,
+    });
+  };
+  try {
+    await waitFor(() => call()(), { what: `a call through ${url}`, timeoutMs });
+  } catch (err) {
+    throw new UsageError(`target ${target}: ${err instanceof Error ? err.message : String(err)}`);
   }
-  throw new UsageError(
-    `target ${target}: no call through ${url} succeeded within ${timeoutMs} ms (last: ${last})`,
-  );
 }
 
 const at = (json: unknown, path: string): unknown =>

@@ -1,16 +1,14 @@
-// The one place a declared service's readiness is waited for: an HTTP answer, a TCP connect,
-// or a line of its output. Probes repeat every 100 ms, each bounded, until the signal given
-// aborts (the process's start bound, or its exit); nothing here loops without a bound.
+// A declared service's readiness (`ready: { http } | { tcp } | { logLine }`) as the testbed's
+// one wait (src/util/wait.ts): HTTP and TCP become probes polled by waitFor, bounded by the
+// process's start bound and given up when it exits; a log line is startProcess's own line
+// match. No loop of its own here.
 //
-//   http  ─ GET/POST url ─▶ status (2xx or the one asked) + body contains … ─▶ ready
-//   tcp   ─ connect host:port ───────────────────────────────────────────────▶ ready
-//   logLine ─ matchReady(line) on the process's stdout/stderr ──────────────▶ ready
-import { connect } from 'node:net';
+//   { http }    ─ httpProbe(url, accept: status + bodyIncludes) ─┐
+//   { tcp }     ─ tcpProbe(host, port) ─────────────────────────┴▶ waitFor ─▶ ready
+//   { logLine } ─ matchReady(line) on the process's output ─────────────────▶ ready
 import type { ReadyInfo } from '../../util/ready.js';
+import { httpProbe, tcpProbe, waitFor, type Probe } from '../../util/wait.js';
 import type { WaitStrategy } from './declaration.js';
-
-const PROBE_EVERY_MS = 100;
-const PROBE_TIMEOUT_MS = 1500;
 
 export interface Waiting {
   /** For startProcess: matches a ready line (log-line strategies), else undefined. */
@@ -21,8 +19,8 @@ export interface Waiting {
   describe: string;
 }
 
-/** The strategy with its templates already filled in. */
-export function waitingFor(strategy: WaitStrategy, info: Omit<ReadyInfo, 'pid'>): Waiting {
+/** The strategy (its templates already filled in) for one process, bounded by `timeoutMs`. */
+export function waitingFor(strategy: WaitStrategy, info: Omit<ReadyInfo, 'pid'>, timeoutMs: number): Waiting {
   const ready = (): ReadyInfo => ({ ...info, pid: 0 });
   if ('logLine' in strategy) {
     const re = new RegExp(strategy.logLine);
@@ -31,74 +29,30 @@ export function waitingFor(strategy: WaitStrategy, info: Omit<ReadyInfo, 'pid'>)
       describe: `a line matching /${strategy.logLine}/`,
     };
   }
-  const probe = 'tcp' in strategy ? () => tcpOpen(strategy.tcp) : () => httpAnswers(strategy);
+  const describe = 'tcp' in strategy ? `a TCP connect to ${strategy.tcp}` : `an answer from ${strategy.http}`;
+  const probe = probeOf(strategy);
   return {
-    waitReady: async (signal) => {
-      while (!signal.aborted) {
-        if (await probe()) return ready();
-        await sleep(PROBE_EVERY_MS, signal);
-      }
-      throw new Error('aborted');
-    },
-    describe: 'tcp' in strategy ? `a TCP connect to ${strategy.tcp}` : `an answer from ${strategy.http}`,
+    waitReady: (signal) => waitFor(probe, { what: describe, timeoutMs, signal }).then(ready),
+    describe,
   };
 }
 
-/** Waits until `strategy` holds or `timeoutMs` passes (for probes not tied to one process). */
-export async function waitUntil(strategy: WaitStrategy, timeoutMs: number): Promise<boolean> {
-  const w = waitingFor(strategy, { role: '', node: '', addresses: {} });
-  if (w.waitReady === undefined) throw new Error('a log-line wait needs a process');
-  try {
-    await w.waitReady(AbortSignal.timeout(timeoutMs));
-    return true;
-  } catch {
-    return false;
+function probeOf(s: Exclude<WaitStrategy, { logLine: string }>): Probe<true> {
+  if ('tcp' in s) {
+    const i = s.tcp.lastIndexOf(':');
+    return tcpProbe(s.tcp.slice(0, i) || '127.0.0.1', Number(s.tcp.slice(i + 1)));
   }
-}
-
-async function httpAnswers(s: Extract<WaitStrategy, { http: string }>): Promise<boolean> {
-  try {
-    const res = await fetch(s.http, {
-      method: s.method ?? (s.body !== undefined ? 'POST' : 'GET'),
-      ...(s.body !== undefined
-        ? { body: JSON.stringify(s.body), headers: { 'content-type': 'application/json' } }
-        : {}),
-      signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
-    });
-    const text = await res.text();
-    const statusOk = s.status !== undefined ? res.status === s.status : res.status >= 200 && res.status < 300;
-    return statusOk && (s.bodyIncludes === undefined || text.includes(s.bodyIncludes));
-  } catch {
-    return false;
-  }
-}
-
-function tcpOpen(hostPort: string): Promise<boolean> {
-  const i = hostPort.lastIndexOf(':');
-  const host = hostPort.slice(0, i) || '127.0.0.1';
-  const port = Number(hostPort.slice(i + 1));
-  return new Promise((resolve) => {
-    const socket = connect({ host, port });
-    const done = (ok: boolean): void => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(PROBE_TIMEOUT_MS, () => done(false));
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-  });
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const onAbort = (): void => {
-      clearTimeout(t);
-      resolve();
-    };
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
+  return httpProbe(s.http, {
+    method: s.method ?? (s.body !== undefined ? 'POST' : 'GET'),
+    ...(s.body !== undefined
+      ? { body: JSON.stringify(s.body), headers: { 'content-type': 'application/json' } }
+      : {}),
+    accept: (status, body) => {
+      const statusOk = s.status !== undefined ? status === s.status : status >= 200 && status < 300;
+      if (!statusOk) return `HTTP ${status}`;
+      return s.bodyIncludes === undefined || body.includes(s.bodyIncludes)
+        ? true
+        : `no ${s.bodyIncludes} in the answer`;
+    },
   });
 }
