@@ -6,7 +6,7 @@
 import type { Tracer } from '@opentelemetry/api';
 import type { OpKind, OpRequest, OpResponse } from '../run-data/run-data.js';
 import type { Random } from '../util/random.js';
-import { referenceClientApi, type ClientApi } from './client-api.js';
+import { httpRequestOf, referenceClientApi, type ClientApi } from './client-api.js';
 import { startClientSpan, type ClientSpan } from './client-span.js';
 import type { Completion, HistoryRecorder } from './history.js';
 import { HttpClientError, type HttpAnswer, type HttpClient } from './http-client.js';
@@ -59,6 +59,12 @@ export function classify(answer: HttpAnswer, withValue = false, api = referenceC
   }
   const invocationId = api.idFrom(answer);
   const base = invocationId !== undefined ? { invocationId, response } : { response };
+  const said = api.outcome?.(answer);
+  if (said === 'ok') return { type: 'ok', ...base };
+  if (said === 'fail')
+    return { type: 'fail', ...base, error: { code: 'http_status', message: `HTTP ${answer.status}` } };
+  if (said === 'unknown')
+    return { type: 'info', ...base, error: { code: 'http_status', message: `HTTP ${answer.status}` } };
   if (answer.status >= 200 && answer.status < 300) return { type: 'ok', ...base };
   if (answer.status === 504)
     return {
@@ -155,12 +161,8 @@ export async function callOp(
   const c = pickCall(ctx.random);
   const api = apiOf(ctx);
   const id = api.invocationIdFor(c, key);
-  return exchange(
-    ctx,
-    kind,
-    { method: 'POST', path: api.callPath(c), body: c.body, idempotencyKey: key },
-    id,
-  );
+  const http = httpRequestOf(api, { op: 'call', target: c, body: c.body, idempotencyKey: key });
+  return exchange(ctx, kind, { ...http, idempotencyKey: key }, id);
 }
 
 /** A send then an attach, recorded as one op: ok once the attach answers with the output. */
@@ -169,15 +171,18 @@ export async function sendOp(ctx: OpContext): Promise<Completion> {
   const key = ctx.nextKey();
   const api = apiOf(ctx);
   const id = api.invocationIdFor(c, key);
-  const request: OpRequest = { method: 'POST', path: api.sendPath(c), body: c.body, idempotencyKey: key };
+  const request: OpRequest = {
+    ...httpRequestOf(api, { op: 'send', target: c, body: c.body, idempotencyKey: key }),
+    idempotencyKey: key,
+  };
   const { opId, span: trace } = invokeTraced(ctx, 'send', request, id);
   let completion: Completion;
   try {
     const sent = classify(
       await ctx.http.request(ctx.baseUrl + request.path, {
-        method: 'POST',
+        method: request.method,
         headers: { 'idempotency-key': key, traceparent: trace.traceparent },
-        body: c.body,
+        body: request.body,
         timeoutMs: ctx.opTimeoutMs,
         signal: ctx.signal,
       }),
@@ -193,10 +198,12 @@ export async function sendOp(ctx: OpContext): Promise<Completion> {
         error: { code: 'bad_response', message: 'the send was accepted without an invocation id' },
       };
     else {
+      const attach = httpRequestOf(api, { op: 'attach', target: c, body: undefined, invocationId });
       const attached = classify(
-        await ctx.http.request(ctx.baseUrl + api.attachPath(invocationId), {
-          method: 'GET',
+        await ctx.http.request(ctx.baseUrl + attach.path, {
+          method: attach.method,
           headers: { traceparent: trace.traceparent },
+          ...(attach.body !== undefined ? { body: attach.body } : {}),
           timeoutMs: ctx.opTimeoutMs,
           signal: ctx.signal,
         }),
@@ -223,9 +230,7 @@ export async function counterAddOp(ctx: OpContext, retries = 1): Promise<Complet
   const target = { service: 'Counter', key: counterKey, handler: 'add' };
   const id = api.invocationIdFor(target, key);
   const request: OpRequest = {
-    method: 'POST',
-    path: api.callPath(target),
-    body: { delta },
+    ...httpRequestOf(api, { op: 'counterAdd', target, body: { delta }, idempotencyKey: key }),
     idempotencyKey: key,
     counterKey,
     delta,
@@ -238,9 +243,11 @@ export async function counterAddOp(ctx: OpContext, retries = 1): Promise<Complet
 
 export function counterGetOp(ctx: OpContext, counterKey: string, final = false): Promise<Completion> {
   const request: OpRequest = {
-    method: 'POST',
-    path: apiOf(ctx).callPath({ service: 'Counter', key: counterKey, handler: 'get' }),
-    body: {},
+    ...httpRequestOf(apiOf(ctx), {
+      op: 'counterGet',
+      target: { service: 'Counter', key: counterKey, handler: 'get' },
+      body: {},
+    }),
     counterKey,
   };
   if (final) request.final = true;
