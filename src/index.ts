@@ -9,6 +9,20 @@ export type { Duration } from './util/duration.js';
 export type { WorkloadSpec, OpMix } from './workload/workload.js';
 export type { Topology, Target, StartedTarget, ServiceHandle, TargetContext } from './targets/target.js';
 
+// Declarative targets (bring your own system: targets/*.limbo.ts)
+export {
+  defineTarget,
+  type TargetDeclaration,
+  type ServiceDeclaration,
+  type LinkDeclaration,
+  type ClientDeclaration,
+  type LeadershipDeclaration,
+  type SignalDeclaration,
+  type WaitStrategy,
+} from './targets/declarative/declaration.js';
+export type { ClientApi, ClientOp, ClientHttpRequest } from './workload/client-api.js';
+export type { HttpAnswer } from './workload/http-client.js';
+
 // Faults and selectors
 export type { Fault, FaultContext, Injected } from './faults/fault.js';
 export {
@@ -16,6 +30,7 @@ export {
   randomOf,
   allOf,
   link,
+  linkInto,
   type ServiceSelector,
   type LinkSelector,
 } from './faults/selectors.js';
@@ -53,6 +68,14 @@ export {
   promql,
   type PromqlOptions,
   type PromqlExpect,
+  spansEnd,
+  noGhostCompletions,
+  traces,
+  type SpansEndOptions,
+  type TracesOptions,
+  type SpanSelector,
+  type SpanExpect,
+  type TimeRef,
   partitionLeadership,
   registerChecker,
   checkerNames,
@@ -62,7 +85,15 @@ export {
   type Verdict,
   type Evidence,
 } from './checkers/index.js';
-export type { RunData, HistoryOp, SeriesSample, FaultWindow, PhaseTimes } from './run-data/run-data.js';
+export type {
+  RunData,
+  HistoryOp,
+  SeriesSample,
+  FaultWindow,
+  PhaseTimes,
+  RunSpan,
+  OpenSpanMark,
+} from './run-data/run-data.js';
 
 // Running
 export { runSuite, type RunSuiteOptions, type SuiteRunResult, type Progress } from './runner/run-suite.js';

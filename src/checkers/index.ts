@@ -10,3 +10,14 @@ export { idempotentRetriesAgree } from './idempotent-retries-agree.js';
 export { faultsHitTraffic } from './faults-hit-traffic.js';
 export { promql, promqlQueryOf, type PromqlOptions, type PromqlExpect, type PromqlQuery } from './promql.js';
 export { partitionLeadership, leadershipTimeline } from './partition-leadership.js';
+export { spansEnd, type SpansEndOptions } from './spans-end.js';
+export { noGhostCompletions, END_APPLIED_SPAN } from './no-ghost-completions.js';
+export { traces, type TracesOptions } from './traces.js';
+export {
+  selectSpans,
+  expectSpans,
+  type SpanSelector,
+  type SpanExpect,
+  type TimeRef,
+  type TextMatch,
+} from './span-select.js';

@@ -9,6 +9,9 @@ import { noClientLeftHanging } from './no-client-left-hanging.js';
 import { pendingDrains } from './pending-drains.js';
 import { promql, type PromqlOptions } from './promql.js';
 import { resendsObserved } from './resends-observed.js';
+import { noGhostCompletions } from './no-ghost-completions.js';
+import { spansEnd } from './spans-end.js';
+import { traces, type TracesOptions } from './traces.js';
 
 export type CheckerFactory = (options?: Record<string, unknown>) => Checker;
 
@@ -35,3 +38,6 @@ registerChecker('exactlyOnce', () => exactlyOnce());
 registerChecker('idempotentRetriesAgree', () => idempotentRetriesAgree());
 registerChecker('faultsHitTraffic', () => faultsHitTraffic());
 registerChecker('promql', (o) => promql(o as unknown as PromqlOptions));
+registerChecker('spansEnd', (o) => spansEnd(o));
+registerChecker('noGhostCompletions', () => noGhostCompletions());
+registerChecker('traces', (o) => traces(o as unknown as TracesOptions));

@@ -5,7 +5,7 @@ import { targetNames } from '../targets/registry.js';
 export const targetOption = {
   type: 'string',
   default: 'reference',
-  description: `target: ${targetNames().join(' | ')}`,
+  description: `target: ${targetNames().join(' | ')} | NAME (declared in targets/NAME.limbo.ts) | ./path/to/NAME.limbo.ts`,
 } as const;
 
 export const runtimeOption = {

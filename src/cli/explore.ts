@@ -8,7 +8,7 @@ import { writeSeedFile } from '../runner/seed-file.js';
 import { runSuite } from '../runner/run-suite.js';
 import { progressPrinter } from './progress.js';
 import { createCleanup } from '../runtime/cleanup.js';
-import { createTarget } from '../targets/registry.js';
+import { resolveTarget } from '../targets/registry.js';
 import { parseDurationMs } from '../util/duration.js';
 import { UsageError } from '../util/errors.js';
 import { formatHelp, parseOptions } from '../util/options.js';
@@ -80,16 +80,21 @@ export const exploreCommand: Command = {
         `limbo explore takes no positional arguments (got ${parsed.positionals.join(' ')})`,
       );
     const o = parsed.options;
-    if (!o.target.startsWith('reference'))
+    const target = await resolveTarget(o.target);
+    if (!o.target.startsWith('reference') && target.shape === undefined)
       throw new UsageError(
-        `limbo explore draws faults on the reference topology's links; target ${o.target} is not supported yet`,
+        `limbo explore draws faults on the reference topology's links or a declared target's; target ${o.target} is not supported yet`,
       );
-    const target = createTarget(o.target);
-    const kinds = o.faults.map((k) => {
-      if (!(exploreFaultKinds as readonly string[]).includes(k))
-        throw new UsageError(`unknown fault kind ${k} for --faults (known: ${exploreFaultKinds.join(', ')})`);
-      return k as ExploreFaultKind;
-    });
+    const kinds = o.faults
+      .map((k) => {
+        if (!(exploreFaultKinds as readonly string[]).includes(k))
+          throw new UsageError(
+            `unknown fault kind ${k} for --faults (known: ${exploreFaultKinds.join(', ')})`,
+          );
+        return k as ExploreFaultKind;
+      })
+      // Declared targets declare no way to transfer leadership: they draw every other kind.
+      .filter((k) => k !== 'transfer-leadership' || target.shape === undefined);
     const chaosMs = parseDurationMs(o.chaos);
     if (chaosMs < 3000) throw new UsageError('--chaos must be at least 3s');
     const seed = o.seed ?? randomSeed();
@@ -102,12 +107,13 @@ export const exploreCommand: Command = {
       process.stderr.write(`\n${signal}: stopping the exploration, cleaning up…\n`),
     );
     const result = await explore({
-      targetName: o.target,
+      targetName: target.name,
       seed,
       runs: o.runs,
       budgetMs: parseDurationMs(o.budget),
       maxFaults: o.maxFaults,
       kinds,
+      ...(target.shape !== undefined ? { shape: target.shape } : {}),
       chaosMs,
       convergeMs: parseDurationMs(o.converge),
       shrinkRuns: o.shrinkRuns,

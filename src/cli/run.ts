@@ -6,7 +6,7 @@ import { relative } from 'node:path';
 import { combineVerdicts, type Verdict } from '../checkers/checker.js';
 import { loadSuites } from '../runner/load-suites.js';
 import { runSuites, undocumentedVerdicts } from '../runner/run-suites.js';
-import { createTarget } from '../targets/registry.js';
+import { resolveTarget } from '../targets/registry.js';
 import { UsageError } from '../util/errors.js';
 import { formatHelp, parseOptions } from '../util/options.js';
 import { randomSeed } from '../util/random.js';
@@ -97,7 +97,7 @@ export const runCommand: Command = {
     if (parsed.positionals.length === 0)
       throw new UsageError('name at least one suite file or folder (e.g. chaos)');
     const o = parsed.options;
-    const target = createTarget(o.target, await chooseRuntime(o.runtime, env, o));
+    const target = await resolveTarget(o.target, await chooseRuntime(o.runtime, env, o));
     const seed = o.seed ?? randomSeed();
     process.stdout.write(`seed ${seed}\n`);
     const suites = await loadSuites(parsed.positionals);
@@ -131,8 +131,8 @@ export const runCommand: Command = {
         onVerdict: (res, suite) => {
           process.stdout.write(formatVerdict(res.verdict) + `\n  run directory: ${res.runDir}\n`);
           if (res.verdict.verdict !== 'pass') process.stdout.write(`  replay: ${res.verdict.replay}\n`);
-          if (res.verdict.verdict === 'fail' && suite.expectedToFailOn.includes(o.target))
-            process.stdout.write(`  (expected: this suite documents that ${o.target} fails it)\n`);
+          if (res.verdict.verdict === 'fail' && suite.expectedToFailOn.includes(target.name))
+            process.stdout.write(`  (expected: this suite documents that ${target.name} fails it)\n`);
         },
       },
     });
@@ -146,7 +146,8 @@ export const runCommand: Command = {
           `verdict changed: ${v.suite} on ${v.target} is ${v.verdict}, documented ${expected}\n`,
         );
       }
-      if (changed.length === 0) process.stdout.write(`every verdict is the documented one for ${o.target}\n`);
+      if (changed.length === 0)
+        process.stdout.write(`every verdict is the documented one for ${target.name}\n`);
       return changed.length === 0 ? exitCodes.pass : exitCodes.fail;
     }
     return exitCodeOf(combineVerdicts(verdicts.map((v) => v.verdict)));

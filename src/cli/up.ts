@@ -17,7 +17,7 @@ import { createCleanup } from '../runtime/cleanup.js';
 import type { RuntimeChoice } from '../runtime/service-runtime.js';
 import { chooseRuntime, dockerRunOptions } from './docker-options.js';
 import { startTestbed } from '../runner/testbed.js';
-import { createTarget } from '../targets/registry.js';
+import { resolveTarget } from '../targets/registry.js';
 import { prometheusAvailable, startPrometheus } from '../observe/prometheus-server.js';
 import { formatHelp, parseOptions, type OptionSpecs } from '../util/options.js';
 import { UsageError } from '../util/errors.js';
@@ -89,7 +89,7 @@ export const upCommand: Command = {
     const o = parsed.options;
     const docker = o.runtime === 'docker';
     const choice: RuntimeChoice = await chooseRuntime(o.runtime, env, o);
-    const target = createTarget(o.target, choice);
+    const target = await resolveTarget(o.target, choice);
     if (o.prometheus === 'on' && !docker && !prometheusAvailable())
       throw new UsageError('--prometheus on: no prometheus binary on PATH');
     const dir = resolve(o.dir);

@@ -7,7 +7,7 @@
 //   seed ─▶ run i: fork ─▶ schedule ─▶ runSuite ─▶ fail? ─▶ shrink ─▶ confirm ─▶ seeds/<name>.json
 import type { SuiteRunResult } from '../runner/run-suite.js';
 import { defineSuite, type Suite } from '../runner/suite.js';
-import type { Topology } from '../targets/target.js';
+import type { TargetShape, Topology } from '../targets/target.js';
 import { createRandom, type Random } from '../util/random.js';
 import type { WorkloadSpec } from '../workload/workload.js';
 import {
@@ -40,6 +40,8 @@ export interface ExploreOptions {
   budgetMs: number;
   maxFaults: number;
   kinds: readonly ExploreFaultKind[];
+  /** A declared target's links and services (default: the reference topology). */
+  shape?: TargetShape;
   chaosMs: number;
   convergeMs: number;
   shrinkRuns: number;
@@ -135,6 +137,7 @@ async function exploreOne(
     chaosMs: o.chaosMs,
     maxFaults: o.maxFaults,
     kinds: o.kinds,
+    ...(o.shape !== undefined ? { shape: o.shape } : {}),
   });
   const name = `explore-${o.targetName.replace(/[^A-Za-z0-9]+/g, '-')}-${seed}`;
   write(`\nrun ${i + 1}/${o.runs} seed ${seed}: ${planned.map(describePlanned).join('; ')}`);

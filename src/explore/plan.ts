@@ -5,7 +5,7 @@
 //   random ─▶ generateSchedule ─▶ PlannedFault[] ─▶ toScheduleEntries ─▶ ScheduleEntry[] (runner)
 import type { PlannedFault } from '../faults/planned.js';
 import { linkNames } from '../targets/reference.js';
-import type { Topology } from '../targets/target.js';
+import type { TargetShape, Topology } from '../targets/target.js';
 import type { Random } from '../util/random.js';
 
 export { describePlanned, toScheduleEntries, type PlannedFault } from '../faults/planned.js';
@@ -28,6 +28,8 @@ export interface GenerateOptions {
   chaosMs: number;
   maxFaults: number;
   kinds: readonly ExploreFaultKind[];
+  /** A declared target's links and processors to draw from (default: the reference topology's). */
+  shape?: TargetShape;
 }
 
 const round100 = (ms: number): number => Math.round(ms / 100) * 100;
@@ -41,8 +43,15 @@ function drawFault(random: Random, kind: ExploreFaultKind, o: GenerateOptions): 
   const atMs = round100(random.between(0, Math.max(0, o.chaosMs - 2000)));
   const forMs = round100(random.between(500, 4000));
   const partition = random.int(o.topology.partitions);
-  const link = random.pick(internalLinks(o.topology));
-  const processor = `processor-${1 + random.int(o.topology.processors)}`;
+  const link = random.pick(
+    o.shape !== undefined
+      ? o.shape.links.filter((l) => !l.startsWith('client->'))
+      : internalLinks(o.topology),
+  );
+  const processor =
+    o.shape !== undefined
+      ? random.pick(o.shape.services.filter((s) => s.role === 'processor').map((s) => s.name))
+      : `processor-${1 + random.int(o.topology.processors)}`;
   switch (kind) {
     case 'link-down':
       return { atMs, forMs, fault: kind, params: { on: link } };

@@ -1,6 +1,10 @@
 // Selectors name what a fault hits without knowing it up front: a service by name, the leader
 // of a partition (asked of the controller at inject time), a random service of a role, or a
-// link between two of those.
+// link between two of those, or the link into one of those (whoever dials it: `linkInto`).
+// Selection is by role and relation, so one suite runs on every target with those roles; a
+// target can tell from a fault's `describe` what it needs (requirementsOf) and skip a suite
+// whose service, role, link or leader it does not have.
+import type { TargetRequirement } from '../targets/target.js';
 import { FaultError, type FaultContext } from './fault.js';
 
 export type ServiceSelector =
@@ -9,7 +13,10 @@ export type ServiceSelector =
   | { kind: 'randomOf'; role: 'processor' | 'ingress' | 'log' }
   | { kind: 'allOf'; role: 'processor' | 'ingress' | 'log' };
 
-export type LinkSelector = string | { kind: 'link'; from: ServiceSelector; to: ServiceSelector };
+export type LinkSelector =
+  | string
+  | { kind: 'link'; from: ServiceSelector; to: ServiceSelector }
+  | { kind: 'linkInto'; to: ServiceSelector };
 
 export function leaderOf(options: { partition: number }): ServiceSelector {
   return { kind: 'leaderOf', partition: options.partition };
@@ -27,6 +34,11 @@ export function link(from: ServiceSelector, to: ServiceSelector): LinkSelector {
   return { kind: 'link', from, to };
 }
 
+/** A link that leads into the selected service, whoever dials it (random among several, seeded). */
+export function linkInto(to: ServiceSelector): LinkSelector {
+  return { kind: 'linkInto', to };
+}
+
 export function describeService(s: ServiceSelector): string {
   if (typeof s === 'string') return s;
   if (s.kind === 'leaderOf') return `leaderOf(${s.partition})`;
@@ -34,7 +46,44 @@ export function describeService(s: ServiceSelector): string {
 }
 
 export function describeLink(l: LinkSelector): string {
-  return typeof l === 'string' ? l : `${describeService(l.from)}->${describeService(l.to)}`;
+  if (typeof l === 'string') return l;
+  if (l.kind === 'linkInto') return `into(${describeService(l.to)})`;
+  return `${describeService(l.from)}->${describeService(l.to)}`;
+}
+
+export type { TargetRequirement as Requirement } from '../targets/target.js';
+
+/**
+ * What a fault's `describe` (as describeService / describeLink write it) needs of a target:
+ * the parse of exactly those forms, kept beside them. Other describes need nothing known.
+ */
+export function requirementsOf(describe: string): TargetRequirement[] {
+  const one = (d: string): TargetRequirement[] => {
+    if (/^leaderOf\(\d+\)$/.test(d)) return [{ kind: 'leader' }];
+    const role = /^(?:randomOf|allOf)\((\w+)\)$/.exec(d);
+    if (role !== null) return [{ kind: 'role', role: role[1]! }];
+    if (/^[A-Za-z0-9_-]+$/.test(d)) return [{ kind: 'service', name: d }];
+    return [];
+  };
+  const into = /^into\((.+)\)$/.exec(describe);
+  if (into !== null) return [{ kind: 'linkInto' }, ...one(into[1]!)];
+  const arrow = describe.indexOf('->');
+  if (arrow < 0) return one(describe);
+  const from = describe.slice(0, arrow);
+  const to = describe.slice(arrow + 2);
+  const plain = (e: string): boolean => /^[A-Za-z0-9_*-]+$/.test(e);
+  if (plain(from) && plain(to)) return [{ kind: 'link', name: describe }];
+  // A relation: its selected ends must exist; the link between them is checked at inject.
+  return [...(plain(from) ? [] : one(from)), ...(plain(to) ? [] : one(to))];
+}
+
+/** What a schedule's faults need of a target (for Target.unsupported, before anything starts). */
+export function scheduleRequirements(
+  faults: readonly { name: string; describe: string }[],
+): TargetRequirement[] {
+  return faults.flatMap((f) =>
+    f.name === 'transfer-leadership' ? [{ kind: 'transferLeadership' as const }] : requirementsOf(f.describe),
+  );
 }
 
 export interface SelectedServices {
@@ -69,7 +118,19 @@ export async function selectLink(
   let name: string;
   let leader = false;
   if (typeof l === 'string') name = l;
-  else {
+  else if (l.kind === 'linkInto') {
+    const to = await selectServices(ctx, l.to);
+    const into = Object.keys(ctx.target.links)
+      .filter((n) => n.endsWith(`->${to.names[0]}`) && !n.startsWith('client->'))
+      .sort();
+    if (into.length === 0)
+      throw new FaultError(
+        'E_FAULT_TARGET',
+        `no link into ${to.names[0]} (have ${Object.keys(ctx.target.links).join(', ')})`,
+      );
+    name = ctx.random.pick(into);
+    leader = to.leader;
+  } else {
     // A plain name is a link endpoint as written (`client`, `ingress`, `log`), not looked up.
     const end = (e: ServiceSelector): Promise<SelectedServices> =>
       typeof e === 'string' ? Promise.resolve({ names: [e], leader: false }) : selectServices(ctx, e);
@@ -79,8 +140,11 @@ export async function selectLink(
     leader = from.leader || to.leader;
   }
   // With one ingress its links are named by role (`ingress->log`), not by node (`ingress-1->log`).
+  // A link every dialer shares (`*->node-2`) stands for each dialer's link to that service.
+  const shared = `*->${name.slice(name.indexOf('->') + 2)}`;
   const proxy =
     ctx.target.links[name] ??
+    (ctx.target.links[shared] !== undefined ? ctx.target.links[(name = shared)] : undefined) ??
     ctx.target.links[
       (name = name.replace(/^ingress-\d+->/, 'ingress->').replace(/->ingress-\d+$/, '->ingress'))
     ];

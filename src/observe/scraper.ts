@@ -56,36 +56,51 @@ export function startScraper(options: ScraperOptions): StartedScraper {
   const maxSamples = options.maxSamples ?? 2_000_000;
   const agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
   const samples: SeriesSample[] = [];
-  const busy = new Set<string>();
+  /** The scrape under way per target: the interval skips a busy target, an explicit scrape waits for it. */
+  const busy = new Map<string, Promise<void>>();
   let scrapes = 0;
   let errors = 0;
   let stopped = false;
 
-  const scrapeTarget = async (service: string, url: string): Promise<void> => {
-    if (busy.has(service)) return;
-    busy.add(service);
+  const scrapeTarget = (service: string, url: string): Promise<void> => {
+    if (busy.has(service)) return Promise.resolve();
     const tMs = options.clock.nowMs();
-    try {
-      const text = await fetchText(url, timeoutMs, agent);
-      scrapes++;
-      for (const s of parsePrometheusText(text, keep)) {
-        if (samples.length >= maxSamples) break;
-        samples.push({ service, name: s.name, labels: s.labels, tMs, value: s.value });
+    const scrape = (async () => {
+      try {
+        const text = await fetchText(url, timeoutMs, agent);
+        scrapes++;
+        for (const s of parsePrometheusText(text, keep)) {
+          if (samples.length >= maxSamples) break;
+          samples.push({ service, name: s.name, labels: s.labels, tMs, value: s.value });
+        }
+      } catch {
+        errors++; // a dead or paused service is expected during chaos
+      } finally {
+        busy.delete(service);
       }
-    } catch {
-      errors++; // a dead or paused service is expected during chaos
-    } finally {
-      busy.delete(service);
-    }
+    })();
+    busy.set(service, scrape);
+    return scrape;
   };
   const scrapeOnce = async (): Promise<void> => {
     const targets = Object.entries(options.targets()).filter(
       (e): e is [string, string] => e[1] !== undefined,
     );
-    await Promise.all(targets.map(([service, url]) => scrapeTarget(service, url)));
+    // An interval scrape still under way began before now: wait for it, then take this moment's.
+    await Promise.all(
+      targets.map(async ([service, url]) => {
+        await busy.get(service);
+        // One the interval began since is of this moment too.
+        await (busy.get(service) ?? scrapeTarget(service, url));
+      }),
+    );
+  };
+  const tick = (): void => {
+    for (const [service, url] of Object.entries(options.targets()))
+      if (url !== undefined) void scrapeTarget(service, url);
   };
   const timer = setInterval(() => {
-    if (!stopped) void scrapeOnce();
+    if (!stopped) tick();
   }, intervalMs);
   return {
     samples,

@@ -44,7 +44,10 @@ export async function loadSuite(file: string): Promise<LoadedSuite> {
       cause: err,
     });
   }
-  const suite = mod.default;
+  // A file tsx loads as CommonJS (a package without "type": "module") nests its default export.
+  const suite = isSuite(mod.default)
+    ? mod.default
+    : (mod.default as { default?: unknown } | undefined)?.default;
   if (!isSuite(suite)) throw new UsageError(`${file}: the default export must be defineSuite({...})`);
   return { file, suite };
 }

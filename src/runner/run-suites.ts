@@ -12,6 +12,7 @@ import { messageOf, UsageError } from '../util/errors.js';
 import type { LoadedSuite } from './load-suites.js';
 import { runSuite, type Progress, type RunSuiteOptions, type SuiteRunResult } from './run-suite.js';
 import { skipReasonFor, type Suite } from './suite.js';
+import { scheduleRequirements } from '../faults/selectors.js';
 
 export type DocumentedVerdict = 'pass' | 'fail' | 'either' | 'skipped';
 
@@ -134,11 +135,17 @@ export async function runSuites(o: RunSuitesOptions): Promise<RunSuitesResult> {
   const documented: RunSuitesResult['documented'] = [];
   const targetName = o.target.name;
   for (const { file, suite } of o.suites) {
-    documented.push({ suite: suite.name, expected: documentedVerdict(suite, targetName) });
+    // A suite names targets (skipOn); a declared target also says which faults it cannot serve.
+    const skipReason =
+      skipReasonFor(suite, targetName) ??
+      o.target.unsupported?.(scheduleRequirements(suite.schedule.map((e) => e.fault)));
+    documented.push({
+      suite: suite.name,
+      expected: skipReason !== undefined ? 'skipped' : documentedVerdict(suite, targetName),
+    });
     const suiteSeed = suite.seed ?? o.seed;
     const replay = o.replayOf(file, suite);
     hooks.onSuiteStart?.(suite);
-    const skipReason = skipReasonFor(suite, targetName);
     if (skipReason !== undefined) {
       const skipped = skippedVerdict(suite.name, targetName, o.seed, replay, skipReason);
       verdicts.push(skipped);

@@ -25,6 +25,11 @@ export interface ProcessOptions {
   readyTimeoutMs?: number;
   /** Recognises the ready line; default: the `limbo-ready {json}` line (for programs that print another). */
   matchReady?: (line: string) => ReadyInfo | undefined;
+  /**
+   * Readiness some other way than a line (an HTTP or TCP probe): resolves once ready; aborted
+   * when the bound passes or the process exits. Lines are still logged; matchReady still counts.
+   */
+  waitReady?: (signal: AbortSignal) => Promise<ReadyInfo>;
 }
 
 export interface StartedProcess extends AsyncDisposable {
@@ -114,6 +119,18 @@ export async function startProcess(options: ProcessOptions): Promise<StartedProc
       clearTimeout(timer);
       reject(new ProcessStartError(`${options.name} exited (${code}) before it was ready`));
     });
+    if (options.waitReady !== undefined) {
+      const stopWaiting = new AbortController();
+      void exited.then(() => stopWaiting.abort());
+      setTimeout(() => stopWaiting.abort(), readyTimeoutMs).unref();
+      options.waitReady(stopWaiting.signal).then(
+        (info) => {
+          clearTimeout(timer);
+          resolve(info);
+        },
+        () => undefined, // the timer or the exit rejects with the reason
+      );
+    }
   });
 
   const handle: StartedProcess = {

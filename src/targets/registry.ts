@@ -5,6 +5,8 @@ import { UsageError } from '../util/errors.js';
 import { referenceTarget } from './reference.js';
 import { restateTarget } from './restate/target.js';
 import type { Target } from './target.js';
+import { declarationFile, loadDeclaration } from './declarative/load.js';
+import { declarativeTarget } from './declarative/target.js';
 
 type MakeTarget = (runtime: RuntimeChoice) => Target;
 
@@ -30,6 +32,24 @@ export function registerTarget(name: string, make: MakeTarget): void {
 
 export function targetNames(): string[] {
   return [...registry.keys()];
+}
+
+/**
+ * A target by registered name, else a declared one (`targets/NAME.limbo.ts`, or a path to a
+ * declaration), validated before anything starts.
+ */
+export async function resolveTarget(
+  name: string,
+  runtime: RuntimeName | RuntimeChoice = 'local',
+): Promise<Target> {
+  const choice = typeof runtime === 'string' ? { name: runtime } : runtime;
+  if (registry.has(name)) return createTarget(name, choice);
+  const file = declarationFile(name);
+  if (file === undefined)
+    throw new UsageError(
+      `unknown target ${name} (known: ${targetNames().join(', ')}; or declare it in targets/${name}.limbo.ts, or give a path to a *.limbo.ts file)`,
+    );
+  return declarativeTarget(await loadDeclaration(file), choice);
 }
 
 export function createTarget(name: string, runtime: RuntimeName | RuntimeChoice = 'local'): Target {

@@ -62,6 +62,12 @@ export interface StartedTarget extends AsyncDisposable {
    * whose ingress names every invocation in its answer leave it out.
    */
   resolveInvocationIds?(idempotencyKeys: readonly string[]): Promise<Map<string, string>>;
+  /**
+   * What the server says of the invocations it knows (by invocation id), for history ↔ server
+   * reconciliation on targets that export no spans (e.g. Restate's `sys_invocation` status,
+   * learnt while resolving ids). Read once, after resolveInvocationIds.
+   */
+  serverInvocations?(): ReadonlyMap<string, { status: string; source: string }>;
   stop(): Promise<void>;
 }
 
@@ -86,6 +92,21 @@ export interface TargetProfile {
   readonly workloadLimits: Pick<WorkloadSpec, 'maxRatePerSec'>;
 }
 
+/** What a suite's faults need of a target (faults/selectors.ts derives them from a schedule). */
+export type TargetRequirement =
+  | { kind: 'service'; name: string }
+  | { kind: 'role'; role: string }
+  | { kind: 'leader' }
+  | { kind: 'link'; name: string }
+  | { kind: 'linkInto' }
+  | { kind: 'transferLeadership' };
+
+/** A target's links and services known before it starts (declared targets), for explore. */
+export interface TargetShape {
+  links: readonly string[];
+  services: readonly { name: string; role: string }[];
+}
+
 /** The profile of the reference cluster, and of any target that speaks its ingress API with every signal. */
 export const referenceProfile: TargetProfile = {
   clientApi: referenceClientApi,
@@ -97,11 +118,17 @@ export const referenceProfile: TargetProfile = {
 
 export interface Target {
   readonly name: string;
+  readonly shape?: TargetShape;
   /** The runtime its services start on (default local). */
   readonly runtime?: RuntimeName;
   /** Its static profile (default: the reference cluster's). */
   readonly profile?: TargetProfile;
   start(topology: Topology, ctx: TargetContext): Promise<StartedTarget>;
+  /**
+   * Why a schedule of these faults cannot run here (a service, role, link or leadership the
+   * target lacks), so the suite is skipped with the reason before anything starts.
+   */
+  unsupported?(needs: readonly TargetRequirement[]): string | undefined;
 }
 
 /** A target's profile, the reference cluster's when it declares none. */

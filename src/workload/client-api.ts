@@ -21,6 +21,38 @@ export interface ClientApi {
   idFrom(answer: HttpAnswer): string | undefined;
   /** A counter's value in an answer's body. */
   counterValue(body: unknown): number | undefined;
+  /**
+   * The HTTP request of an op, for an API that is not one path per handler (e.g. etcd's
+   * gateway: every write a POST /v3/kv/put with the key in the body); default: the paths above.
+   */
+  request?(op: ClientOp): ClientHttpRequest;
+  /** What an answer means, where the status alone misleads (e.g. a 503 that may have applied). */
+  outcome?(answer: HttpAnswer): 'ok' | 'fail' | 'unknown' | undefined;
+}
+
+/** One client op as the workload means it, before a target's API turns it into HTTP. */
+export interface ClientOp {
+  op: 'call' | 'send' | 'attach' | 'counterAdd' | 'counterGet';
+  target: InvocationTarget;
+  /** The call's input (counterAdd: `{delta}`). */
+  body: unknown;
+  idempotencyKey?: string;
+  /** attach: the invocation to wait for. */
+  invocationId?: string;
+}
+
+export interface ClientHttpRequest {
+  method: string;
+  path: string;
+  body?: unknown;
+}
+
+/** The request of an op on an API: its own `request` hook, else the path-per-handler default. */
+export function httpRequestOf(api: ClientApi, op: ClientOp): ClientHttpRequest {
+  if (api.request !== undefined) return api.request(op);
+  if (op.op === 'attach') return { method: 'GET', path: api.attachPath(op.invocationId ?? '') };
+  if (op.op === 'send') return { method: 'POST', path: api.sendPath(op.target), body: op.body };
+  return { method: 'POST', path: api.callPath(op.target), body: op.body };
 }
 
 export const REFERENCE_INVOCATION_ID_HEADER = INVOCATION_ID_HEADER;

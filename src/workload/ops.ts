@@ -3,10 +3,11 @@
 // refused), anything that leaves the outcome unknown is `info` (timeouts, broken connections,
 // 504 and other 5xx), with the invocation id whenever it is known. Paths and ids follow the
 // target's client API (client-api.ts): the reference ingress by default.
-import { randomBytes } from 'node:crypto';
+import type { Tracer } from '@opentelemetry/api';
 import type { OpKind, OpRequest, OpResponse } from '../run-data/run-data.js';
 import type { Random } from '../util/random.js';
-import { referenceClientApi, type ClientApi } from './client-api.js';
+import { httpRequestOf, referenceClientApi, type ClientApi } from './client-api.js';
+import { startClientSpan, type ClientSpan } from './client-span.js';
 import type { Completion, HistoryRecorder } from './history.js';
 import { HttpClientError, type HttpAnswer, type HttpClient } from './http-client.js';
 import { messageOf } from '../util/errors.js';
@@ -25,6 +26,8 @@ export interface OpContext {
   signal?: AbortSignal;
   /** The target's ingress API (default: the reference ingress's). */
   api?: ClientApi;
+  /** Exports one client span per op (service `client`), the root of the op's trace. */
+  tracer?: Tracer;
 }
 
 export { REFERENCE_INVOCATION_ID_HEADER as INVOCATION_ID_HEADER } from './client-api.js';
@@ -56,6 +59,12 @@ export function classify(answer: HttpAnswer, withValue = false, api = referenceC
   }
   const invocationId = api.idFrom(answer);
   const base = invocationId !== undefined ? { invocationId, response } : { response };
+  const said = api.outcome?.(answer);
+  if (said === 'ok') return { type: 'ok', ...base };
+  if (said === 'fail')
+    return { type: 'fail', ...base, error: { code: 'http_status', message: `HTTP ${answer.status}` } };
+  if (said === 'unknown')
+    return { type: 'info', ...base, error: { code: 'http_status', message: `HTTP ${answer.status}` } };
   if (answer.status >= 200 && answer.status < 300) return { type: 'ok', ...base };
   if (answer.status === 504)
     return {
@@ -93,13 +102,20 @@ export function classifyError(err: unknown): Completion {
 }
 
 /**
- * Every op starts its own trace: the client sends a W3C traceparent, so the ingress's spans
- * (and every span after them, on any leader) share the op's trace id — known even when the
- * op never gets an answer.
+ * Every op starts its own trace with its client span: the client sends its W3C traceparent,
+ * so the ingress's spans (and every span after them, on any leader) share the op's trace id —
+ * known even when the op never gets an answer.
  */
-function newTrace(): { traceId: string; traceparent: string } {
-  const traceId = randomBytes(16).toString('hex');
-  return { traceId, traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` };
+function invokeTraced(
+  ctx: OpContext,
+  kind: OpKind,
+  request: OpRequest,
+  invocationId: string | undefined,
+): { opId: number; span: ClientSpan } {
+  const span = startClientSpan(ctx.tracer, kind, ctx.process, invocationId);
+  const opId = ctx.history.invoke(ctx.process, kind, request, invocationId, span.traceId);
+  span.setOpId(opId);
+  return { opId, span };
 }
 
 async function exchange(
@@ -109,8 +125,7 @@ async function exchange(
   invocationId: string | undefined,
   withValue = false,
 ): Promise<Completion> {
-  const trace = newTrace();
-  const opId = ctx.history.invoke(ctx.process, kind, request, invocationId, trace.traceId);
+  const { opId, span: trace } = invokeTraced(ctx, kind, request, invocationId);
   let completion: Completion;
   try {
     const headers: Record<string, string> = { traceparent: trace.traceparent };
@@ -126,12 +141,13 @@ async function exchange(
   } catch (err) {
     completion = classifyError(err);
   }
-  finish(ctx, opId, completion);
+  finish(ctx, opId, completion, trace);
   return completion;
 }
 
 /** Records the completion, except for ops aborted at the end of the run: those stay open (hung). */
-function finish(ctx: OpContext, opId: number, completion: Completion): void {
+function finish(ctx: OpContext, opId: number, completion: Completion, span: ClientSpan): void {
+  span.end(completion);
   if (completion.error?.code === 'aborted') return;
   ctx.history.complete(opId, completion);
 }
@@ -145,12 +161,8 @@ export async function callOp(
   const c = pickCall(ctx.random);
   const api = apiOf(ctx);
   const id = api.invocationIdFor(c, key);
-  return exchange(
-    ctx,
-    kind,
-    { method: 'POST', path: api.callPath(c), body: c.body, idempotencyKey: key },
-    id,
-  );
+  const http = httpRequestOf(api, { op: 'call', target: c, body: c.body, idempotencyKey: key });
+  return exchange(ctx, kind, { ...http, idempotencyKey: key }, id);
 }
 
 /** A send then an attach, recorded as one op: ok once the attach answers with the output. */
@@ -159,16 +171,18 @@ export async function sendOp(ctx: OpContext): Promise<Completion> {
   const key = ctx.nextKey();
   const api = apiOf(ctx);
   const id = api.invocationIdFor(c, key);
-  const request: OpRequest = { method: 'POST', path: api.sendPath(c), body: c.body, idempotencyKey: key };
-  const trace = newTrace();
-  const opId = ctx.history.invoke(ctx.process, 'send', request, id, trace.traceId);
+  const request: OpRequest = {
+    ...httpRequestOf(api, { op: 'send', target: c, body: c.body, idempotencyKey: key }),
+    idempotencyKey: key,
+  };
+  const { opId, span: trace } = invokeTraced(ctx, 'send', request, id);
   let completion: Completion;
   try {
     const sent = classify(
       await ctx.http.request(ctx.baseUrl + request.path, {
-        method: 'POST',
+        method: request.method,
         headers: { 'idempotency-key': key, traceparent: trace.traceparent },
-        body: c.body,
+        body: request.body,
         timeoutMs: ctx.opTimeoutMs,
         signal: ctx.signal,
       }),
@@ -184,10 +198,12 @@ export async function sendOp(ctx: OpContext): Promise<Completion> {
         error: { code: 'bad_response', message: 'the send was accepted without an invocation id' },
       };
     else {
+      const attach = httpRequestOf(api, { op: 'attach', target: c, body: undefined, invocationId });
       const attached = classify(
-        await ctx.http.request(ctx.baseUrl + api.attachPath(invocationId), {
-          method: 'GET',
+        await ctx.http.request(ctx.baseUrl + attach.path, {
+          method: attach.method,
           headers: { traceparent: trace.traceparent },
+          ...(attach.body !== undefined ? { body: attach.body } : {}),
           timeoutMs: ctx.opTimeoutMs,
           signal: ctx.signal,
         }),
@@ -201,7 +217,7 @@ export async function sendOp(ctx: OpContext): Promise<Completion> {
   } catch (err) {
     completion = classifyError(err);
   }
-  finish(ctx, opId, completion);
+  finish(ctx, opId, completion, trace);
   return completion;
 }
 
@@ -214,9 +230,7 @@ export async function counterAddOp(ctx: OpContext, retries = 1): Promise<Complet
   const target = { service: 'Counter', key: counterKey, handler: 'add' };
   const id = api.invocationIdFor(target, key);
   const request: OpRequest = {
-    method: 'POST',
-    path: api.callPath(target),
-    body: { delta },
+    ...httpRequestOf(api, { op: 'counterAdd', target, body: { delta }, idempotencyKey: key }),
     idempotencyKey: key,
     counterKey,
     delta,
@@ -229,9 +243,11 @@ export async function counterAddOp(ctx: OpContext, retries = 1): Promise<Complet
 
 export function counterGetOp(ctx: OpContext, counterKey: string, final = false): Promise<Completion> {
   const request: OpRequest = {
-    method: 'POST',
-    path: apiOf(ctx).callPath({ service: 'Counter', key: counterKey, handler: 'get' }),
-    body: {},
+    ...httpRequestOf(apiOf(ctx), {
+      op: 'counterGet',
+      target: { service: 'Counter', key: counterKey, handler: 'get' },
+      body: {},
+    }),
     counterKey,
   };
   if (final) request.final = true;

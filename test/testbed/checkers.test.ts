@@ -30,9 +30,12 @@ test('registry names every built-in checker and builds it with options', () => {
     'idempotentRetriesAgree',
     'leadershipChanged',
     'noClientLeftHanging',
+    'noGhostCompletions',
     'pendingDrains',
     'promql',
     'resendsObserved',
+    'spansEnd',
+    'traces',
   ]);
   assert.equal(checkerFactory('noClientLeftHanging')?.({ withinMsAfterHeal: 1 }).name, 'noClientLeftHanging');
 });

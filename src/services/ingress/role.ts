@@ -75,6 +75,12 @@ export const ingressRole = defineRole({
   options,
   start(o, ctx) {
     if (o.logAddress === undefined) throw new UsageError('--log-address is required (or LIMBO_LOG_ADDRESS)');
-    return startIngress({ ...o, logAddress: o.logAddress, logger: ctx.logger.child(o.node), env: ctx.env });
+    return startIngress({
+      ...o,
+      logAddress: o.logAddress,
+      logger: ctx.logger.child(o.node),
+      env: ctx.env,
+      ...(ctx.tracingFor !== undefined ? { tracing: ctx.tracingFor(o.node) } : {}),
+    });
   },
 });

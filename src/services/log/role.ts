@@ -67,6 +67,8 @@ export const logRole = defineRole({
         failureTimeoutMs: options.failureTimeoutMs,
         maxRecordBytes: options.maxRecordBytes,
         logger: context.logger,
+        env: context.env,
+        ...(context.tracingFor !== undefined ? { tracing: context.tracingFor(options.node) } : {}),
       });
     } catch (err) {
       if (err instanceof LogServerError && err.code === 'E_DATA_DIR_LOCKED')

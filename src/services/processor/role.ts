@@ -75,6 +75,7 @@ export const processorRole = defineRole({
       appendTimeoutMs: o.appendTimeoutMs,
       logger: ctx.logger.child(o.node),
       env: ctx.env,
+      ...(ctx.tracingFor !== undefined ? { tracing: ctx.tracingFor(o.node) } : {}),
     });
   },
 });

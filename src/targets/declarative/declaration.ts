@@ -1,0 +1,123 @@
+// The declarative target form: a system described as data (services, the links between them,
+// how clients call it, who leads, which of its metrics are limbo's signals), so limbo can
+// start it, put a Toxiproxy proxy on every link and run every standard suite against it
+// without a line of target code. `defineTarget({...})` in a `*.limbo.ts` file is the whole
+// interface; validate.ts checks it, target.ts turns it into the runner's Target.
+//
+//   targets/etcd.limbo.ts ─defineTarget─▶ TargetDeclaration ─validate─▶ declarativeTarget() ─▶ Target
+//
+// Templates (in args, env, URLs) are filled in at start, once limbo knows the addresses:
+//   {{port:NAME}}          this service's own port NAME (limbo picks free ports once per run)
+//   {{addr:SERVICE.PORT}}  127.0.0.1:<port> of another service, directly (no proxy)
+//   {{link:FROM->TO}}      the listen address (host:port) of that link's proxy: how a dialer
+//                          reaches TO through limbo (`*` as FROM: one proxy every dialer shares)
+//   {{name}} {{dataDir}} {{runDir}}
+import type { ServiceRole } from '../../protocol/names.js';
+import type { ClientApi } from '../../workload/client-api.js';
+
+/** How limbo knows a service (or a probe) is ready: one of these, bounded by readyTimeoutMs. */
+export type WaitStrategy =
+  /** A GET (or `method`) that answers `status` (default any 2xx), its body containing `bodyIncludes`. */
+  | { http: string; method?: string; body?: unknown; status?: number; bodyIncludes?: string }
+  /** A TCP connect to host:port succeeds. */
+  | { tcp: string }
+  /** A line of the service's output matches this regular expression. */
+  | { logLine: string };
+
+export interface ServiceDeclaration {
+  /** Unique; letters, digits, '-', '_'. Links, faults and the run's logs name it. */
+  name: string;
+  /**
+   * Its part, in limbo's canonical roles: `ingress` (answers clients), `processor` (holds
+   * leadership; leaderOf selects among these), `log` (storage). Suites select by role.
+   */
+  role: ServiceRole;
+  /** Local runtime: the program (found on PATH or an absolute path), its arguments and environment. */
+  command?: string;
+  args?: readonly string[];
+  env?: Readonly<Record<string, string>>;
+  /** Docker runtime: the image (declared for later; the declarative target runs locally today). */
+  image?: string;
+  /** Named ports limbo allocates for it (free, fixed for the run, kept across restarts). */
+  ports?: readonly string[];
+  /** `keep` (default): `{{dataDir}}` survives restarts, as a disk would; `fresh`: wiped before each start. */
+  dataDir?: 'keep' | 'fresh';
+  ready: WaitStrategy;
+  /** Its Prometheus /metrics URL (templated). */
+  metrics?: string;
+  /** Services that must be ready before this one starts; the rest start together. */
+  startAfter?: readonly string[];
+}
+
+export interface LinkDeclaration {
+  /** The dialer: a service name, `client` (the workload), or `*` (every dialer shares the proxy). */
+  from: string;
+  /** The service dialed. */
+  to: string;
+  /** Which of `to`'s named ports it dials. */
+  port: string;
+}
+
+/** The client side: one of the built-in APIs by name, or an adapter (ClientApi) of your own. */
+export interface ClientDeclaration {
+  api: 'reference' | 'restate' | ClientApi;
+  /** Readiness of the whole target: this op succeeds through every client link (default: a call). */
+  probe?: false;
+  /** A cap on the workload's op rate that this system on this machine can take. */
+  maxRatePerSec?: number;
+}
+
+/** Who leads: asked of every running `processor` service (each ask bounded to 1.5 s). */
+export type LeadershipDeclaration =
+  | {
+      /**
+       * One group leads everything (etcd, any single raft group): leaderOf(any partition) is
+       * the service whose answer here says "I lead".
+       */
+      http: { port: string; path: string; method?: string; body?: unknown };
+      /** "I lead" when the value at `jsonPath` equals the one at `equalsJsonPath` (or `equals`). */
+      leaderWhen: { jsonPath: string; equalsJsonPath?: string; equals?: unknown };
+    }
+  | {
+      /** The service whose /metrics has this gauge at 1 leads (for the partition, with `partitionLabel`). */
+      metric: string;
+      /** The label naming the partition (per-partition leadership); without it, one group leads all. */
+      partitionLabel?: string;
+    };
+
+/** A canonical limbo signal as one of the system's own metrics, or missing with the reason. */
+export type SignalDeclaration =
+  | { metric: string; note?: string }
+  /** The system already serves it under limbo's name (a limbo-instrumented system). */
+  | { native: true }
+  | { missing: string };
+
+export interface TargetDeclaration {
+  name: string;
+  /** One or two sentences: what the system is and how it is laid out. */
+  about: string;
+  services: readonly ServiceDeclaration[];
+  links: readonly LinkDeclaration[];
+  client: ClientDeclaration;
+  leadership?: LeadershipDeclaration;
+  /** Keys: limbo metric names (`limbo_processor_leadership_changes_total`, …). Unlisted ones are missing. */
+  signals?: Readonly<Record<string, SignalDeclaration>>;
+  /** Bound on each service's readiness (default 20 s). */
+  readyTimeoutMs?: number;
+}
+
+export interface DeclaredTarget extends TargetDeclaration {
+  readonly kind: 'limbo-target-declaration';
+}
+
+export function isDeclaredTarget(x: unknown): x is DeclaredTarget {
+  return typeof x === 'object' && x !== null && (x as { kind?: unknown }).kind === 'limbo-target-declaration';
+}
+
+/** Marks a declaration (validated when loaded, where the file's name can be said). */
+export function defineTarget(declaration: TargetDeclaration): DeclaredTarget {
+  return { ...declaration, kind: 'limbo-target-declaration' };
+}
+
+/** A link's name, as suites and the report say it. */
+export const linkName = (l: Pick<LinkDeclaration, 'from' | 'to'>): string => `${l.from}->${l.to}`;

@@ -1,0 +1,374 @@
+// A validated declaration as the runner's Target (src/targets/target.ts) — the one file that
+// knows that interface. Start: free ports for every declared port; a Toxiproxy proxy on every
+// link (listen on port 0, upstream the service's real port, so restarts never re-point);
+// templates filled; services started in waves (`startAfter`), each wave together (a raft
+// cluster needs its peers up to become ready); readiness by the one wait-strategy module;
+// then one call through every client link. Anything that fails on the way stops all started.
+//
+//   declaration ─▶ ports ─▶ proxies (links) ─▶ services (waves, ready) ─▶ client probe ─▶ StartedTarget
+//                                                     └─▶ signal bridge (/metrics under limbo names)
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { createCleanup, type Cleanup } from '../../runtime/cleanup.js';
+import { createLocalService, type LocalService } from '../../runtime/local.js';
+import { startProcess } from '../../runtime/process.js';
+import type { RuntimeChoice } from '../../runtime/service-runtime.js';
+import { freePorts } from '../../util/free-ports.js';
+import { UsageError } from '../../util/errors.js';
+import {
+  httpRequestOf,
+  referenceClientApi,
+  restateClientApi,
+  type ClientApi,
+} from '../../workload/client-api.js';
+import { scrape } from '../../telemetry/prom-text.js';
+import { openToxiproxy } from '../../runtime/toxiproxy.js';
+import {
+  TargetError,
+  type StartedTarget,
+  type Target,
+  type TargetContext,
+  type TargetProfile,
+  type TargetRequirement,
+} from '../target.js';
+import { httpProbe, waitFor } from '../../util/wait.js';
+import { linkName, type DeclaredTarget, type ServiceDeclaration } from './declaration.js';
+import { startSignalBridge } from './signal-bridge.js';
+import { fill, type TemplateValues } from './template.js';
+import { targetSignals } from './validate.js';
+import { waitingFor } from './wait-strategy.js';
+
+const DEFAULT_READY_MS = 20_000;
+const LEADER_ASK_MS = 1500;
+
+export function clientApiOf(d: DeclaredTarget): ClientApi {
+  const api = d.client.api;
+  return api === 'reference' ? referenceClientApi : api === 'restate' ? restateClientApi : api;
+}
+
+/** Canonical signals the declaration does not map, with the reason (declared, or "not declared"). */
+export function missingSignalsOf(d: DeclaredTarget): Record<string, string> {
+  const missing: Record<string, string> = {};
+  for (const name of targetSignals) {
+    const s = d.signals?.[name];
+    if (s === undefined) missing[name] = `the ${d.name} declaration maps no metric to it`;
+    else if ('missing' in s) missing[name] = s.missing;
+  }
+  return missing;
+}
+
+/**
+ * Why a suite needing these (scheduleRequirements of its faults) cannot run on this declaration
+ * (a service, role, link or leadership it lacks), or undefined: so the suite is skipped with
+ * the reason before anything starts.
+ */
+export function unsupportedBy(d: DeclaredTarget, needs: readonly TargetRequirement[]): string | undefined {
+  const services = new Map(d.services.map((s) => [s.name, s.role]));
+  const links = new Set(d.links.map(linkName));
+  const roles = new Set(d.services.map((s) => s.role));
+  for (const need of needs) {
+    if (need.kind === 'transferLeadership') return `${d.name} declares no way to transfer leadership`;
+    if (need.kind === 'service' && !services.has(need.name))
+      return `${d.name} has no service ${need.name} (it has ${[...services.keys()].join(', ')})`;
+    if (need.kind === 'role' && !roles.has(need.role as ServiceDeclaration['role']))
+      return `${d.name} has no ${need.role} service`;
+    if (need.kind === 'leader' && d.leadership === undefined)
+      return `${d.name} declares no leadership (leaderOf cannot be answered)`;
+    if (need.kind === 'link' && !links.has(need.name) && !links.has(`*->${need.name.split('->')[1] ?? ''}`))
+      return `${d.name} has no link ${need.name} (its links: ${[...links].join(', ')})`;
+  }
+  return undefined;
+}
+
+/** What the runner knows of a declared target before it starts. */
+export function profileOf(d: DeclaredTarget): TargetProfile {
+  const keep = new Set(Object.values(renamesOf(d)));
+  return {
+    clientApi: clientApiOf(d),
+    missingSignals: missingSignalsOf(d),
+    keepMetric: (name) => keep.has(name),
+    extraCheckers: [],
+    workloadLimits: d.client.maxRatePerSec !== undefined ? { maxRatePerSec: d.client.maxRatePerSec } : {},
+  };
+}
+
+/** limbo signal → the system's metric, for the ones the declaration maps (native ones need none). */
+function renamesOf(d: DeclaredTarget): Record<string, string> {
+  const renames: Record<string, string> = {};
+  for (const [limbo, s] of Object.entries(d.signals ?? {})) if ('metric' in s) renames[limbo] = s.metric;
+  return renames;
+}
+
+export function declarativeTarget(
+  d: DeclaredTarget,
+  runtime: RuntimeChoice = { name: 'local' },
+): Target & {
+  unsupported(needs: readonly TargetRequirement[]): string | undefined;
+} {
+  if (runtime.name !== 'local')
+    throw new UsageError(
+      `target ${d.name} is declarative, and declarative targets run on the local runtime only today (the services' image fields are not started yet); drop --runtime ${runtime.name}`,
+    );
+  return {
+    name: d.name,
+    runtime: 'local',
+    profile: profileOf(d),
+    unsupported: (needs) => unsupportedBy(d, needs),
+    shape: {
+      links: d.links.map(linkName),
+      services: d.services.map((s) => ({ name: s.name, role: s.role })),
+    },
+    start: (_topology, ctx) => startDeclared(d, ctx),
+  };
+}
+
+async function startDeclared(d: DeclaredTarget, ctx: TargetContext): Promise<StartedTarget> {
+  const cleanup = createCleanup();
+  const env = ctx.env ?? process.env;
+  const readyMs = ctx.readyTimeoutMs ?? d.readyTimeoutMs ?? DEFAULT_READY_MS;
+  try {
+    const tp = await openToxiproxy(ctx.toxiproxyUrl, { env });
+    cleanup.add('toxiproxy', () => tp.stop());
+
+    const wanted = d.services.flatMap((s) => (s.ports ?? []).map((p) => [s.name, p] as const));
+    const free = await freePorts(wanted.length);
+    const ports = new Map<string, Record<string, number>>();
+    wanted.forEach(([svc, p], i) => (ports.set(svc, { ...ports.get(svc) }), (ports.get(svc)![p] = free[i]!)));
+
+    const proxyAddress = new Map<string, string>();
+    for (const l of d.links) {
+      const name = linkName(l);
+      const p = await tp.client.createProxy({
+        name,
+        listen: '127.0.0.1:0',
+        upstream: `127.0.0.1:${ports.get(l.to)![l.port]!}`,
+        enabled: true,
+      });
+      proxyAddress.set(name, p.listen);
+      cleanup.add(`proxy ${name}`, () => p.remove());
+    }
+
+    const values = (s: ServiceDeclaration): TemplateValues => ({
+      name: s.name,
+      dataDir: join(ctx.runDir, 'data', s.name),
+      runDir: ctx.runDir,
+      ports: ports.get(s.name) ?? {},
+      portsOf: (name) => ports.get(name),
+      linkAddress: (name) => proxyAddress.get(name),
+    });
+    const handles = new Map<string, LocalService>();
+    /** What each service's readiness waits for, filled in, for messages. */
+    const awaited = new Map<string, string>();
+    for (const s of d.services) {
+      const svc = declaredService(s, values(s), env, readyMs, ctx.runDir, cleanup);
+      handles.set(s.name, svc.handle);
+      awaited.set(s.name, svc.awaited);
+    }
+
+    const startAll = async (which: (s: ServiceDeclaration) => boolean): Promise<void> => {
+      const todo = d.services.filter((s) => which(s) && !handles.get(s.name)!.isRunning());
+      const done = new Set(d.services.filter((s) => !todo.includes(s)).map((s) => s.name));
+      while (todo.length > 0) {
+        const wave = todo.filter((s) => (s.startAfter ?? []).every((a) => done.has(a)));
+        if (wave.length === 0)
+          throw new UsageError(
+            `${d.name}: startAfter makes a cycle among ${todo.map((s) => s.name).join(', ')}`,
+          );
+        const started = await Promise.allSettled(wave.map((s) => handles.get(s.name)!.start()));
+        const failed = started.flatMap((r, i) =>
+          r.status === 'rejected' ? [[wave[i]!, r.reason as unknown] as const] : [],
+        );
+        if (failed.length > 0) {
+          const [s, reason] = failed[0]!;
+          throw new UsageError(
+            `target ${d.name}: service ${s.name} did not become ready (${awaited.get(s.name)}): ${reason instanceof Error ? reason.message : String(reason)}`,
+          );
+        }
+        for (const s of wave) {
+          done.add(s.name);
+          todo.splice(todo.indexOf(s), 1);
+        }
+      }
+    };
+    const deferred = (s: ServiceDeclaration): boolean =>
+      ctx.deferProcessors === true && s.role === 'processor';
+    await startAll((s) => !deferred(s));
+
+    const api = clientApiOf(d);
+    const ingressUrls = d.links
+      .filter((l) => l.from === 'client')
+      .map((l) => `http://${proxyAddress.get(linkName(l))!}`);
+    if (ctx.deferProcessors !== true && d.client.probe !== false)
+      for (const url of ingressUrls) await probe(d.name, url, api, readyMs);
+
+    // Native signals come straight from the services' own /metrics (the scraper keeps limbo_*).
+    const renames = renamesOf(d);
+    const bridge = await startSignalBridge(() => [...handles.values()], renames);
+    cleanup.add('signal bridge', () => bridge.stop());
+
+    const links: Record<string, string> = {};
+    for (const l of d.links) links[linkName(l)] = linkName(l);
+    const stop = (): Promise<void> => cleanup.runAll();
+    return {
+      name: d.name,
+      runtime: 'local',
+      toxiproxyDescription: tp.description ?? 'Toxiproxy',
+      ingressUrls,
+      links,
+      toxiproxy: tp.client,
+      toxiproxyUrl: tp.url,
+      services: handles,
+      extraMetricsUrls: () => ({
+        toxiproxy: `${tp.url.replace(/\/$/, '')}/metrics`,
+        ...(Object.keys(renames).length > 0 ? { signals: bridge.metricsUrl } : {}),
+      }),
+      leaderOf: (partition) => leaderNow(d, handles, ports, partition),
+      transferLeadership: () =>
+        Promise.reject(new TargetError(`${d.name} declares no way to transfer leadership`)),
+      startProcessors: async () => {
+        await startAll(deferred);
+        if (d.client.probe !== false) for (const url of ingressUrls) await probe(d.name, url, api, readyMs);
+      },
+      stop,
+      [Symbol.asyncDispose]: stop,
+    };
+  } catch (err) {
+    await cleanup.runAll();
+    throw err;
+  }
+}
+
+function declaredService(
+  s: ServiceDeclaration,
+  v: TemplateValues,
+  env: NodeJS.ProcessEnv,
+  readyTimeoutMs: number,
+  runDir: string,
+  cleanup: Cleanup,
+): { handle: LocalService; awaited: string } {
+  const args = (s.args ?? []).map((a) => fill(a, v));
+  const ownEnv: NodeJS.ProcessEnv = { ...env };
+  for (const [k, val] of Object.entries(s.env ?? {})) ownEnv[k] = fill(val, v);
+  const metrics = s.metrics === undefined ? undefined : fill(s.metrics, v);
+  const ready = s.ready;
+  const filled =
+    'http' in ready
+      ? { ...ready, http: fill(ready.http, v) }
+      : 'tcp' in ready
+        ? { tcp: fill(ready.tcp, v) }
+        : ready;
+  const svc = createLocalService(
+    {
+      name: s.name,
+      role: s.role,
+      start: (logFile) => {
+        if (s.dataDir === 'fresh') rmSync(v.dataDir, { recursive: true, force: true });
+        mkdirSync(v.dataDir, { recursive: true });
+        const w = waitingFor(
+          filled,
+          { role: s.role, node: s.name, addresses: metrics !== undefined ? { metrics } : {} },
+          readyTimeoutMs,
+        );
+        return startProcess({
+          name: s.name,
+          command: s.command ?? '',
+          args,
+          env: ownEnv,
+          logFile,
+          readyTimeoutMs,
+          ...(w.matchReady !== undefined ? { matchReady: w.matchReady } : {}),
+          ...(w.waitReady !== undefined ? { waitReady: w.waitReady } : {}),
+        });
+      },
+    },
+    runDir,
+    cleanup,
+  );
+  cleanup.add(`service ${s.name}`, () => svc.stop());
+  return {
+    handle: svc,
+    awaited: waitingFor(filled, { role: s.role, node: s.name, addresses: {} }, readyTimeoutMs).describe,
+  };
+}
+
+/** One call through a client link answers 2xx, within the bound (the testbed's one wait). */
+async function probe(target: string, url: string, api: ClientApi, timeoutMs: number): Promise<void> {
+  let n = 0;
+  const call = (): ReturnType<typeof httpProbe> => {
+    const req = httpRequestOf(api, {
+      op: 'call',
+      target: { service: 'Echo', key: '', handler: 'echo' },
+      body: { probe: n },
+      idempotencyKey: `limbo-probe-${n++}`,
+    });
+    return httpProbe(url + req.path, {
+      method: req.method,
+      ...(req.body !== undefined
+        ? { body: JSON.stringify(req.body), headers: { 'content-type': 'application/json' } }
+        : {}),
+      accept: (status, body) => (status >= 200 && status < 300) || `HTTP ${status}: ${body.slice(0, 200)}`,
+    });
+  };
+  try {
+    await waitFor(() => call()(), { what: `a call through ${url}`, timeoutMs });
+  } catch (err) {
+    throw new UsageError(`target ${target}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+const at = (json: unknown, path: string): unknown =>
+  path
+    .split('.')
+    .reduce<unknown>(
+      (o, k) => (typeof o === 'object' && o !== null ? (o as Record<string, unknown>)[k] : undefined),
+      json,
+    );
+
+/** Who leads now (the partition's leader, or the one group's): each running processor is asked (bounded); the first that says "I" wins. */
+async function leaderNow(
+  d: DeclaredTarget,
+  handles: ReadonlyMap<string, LocalService>,
+  ports: ReadonlyMap<string, Record<string, number>>,
+  partition: number,
+): Promise<string | undefined> {
+  const l = d.leadership;
+  if (l === undefined) throw new TargetError(`${d.name} declares no leadership`);
+  const asked = d.services.filter((s) => s.role === 'processor' && handles.get(s.name)!.isRunning());
+  const answers = await Promise.all(
+    asked.map(async (s): Promise<boolean> => {
+      try {
+        if ('metric' in l) {
+          const url = handles.get(s.name)!.metricsUrl();
+          if (url === undefined) return false;
+          return (await scrape(url, LEADER_ASK_MS)).some(
+            (m) =>
+              m.name === l.metric &&
+              m.value === 1 &&
+              (l.partitionLabel === undefined || m.labels[l.partitionLabel] === String(partition)),
+          );
+        }
+        const port = ports.get(s.name)?.[l.http.port];
+        if (port === undefined) return false;
+        const res = await fetch(`http://127.0.0.1:${port}${l.http.path}`, {
+          method: l.http.method ?? (l.http.body !== undefined ? 'POST' : 'GET'),
+          ...(l.http.body !== undefined
+            ? { body: JSON.stringify(l.http.body), headers: { 'content-type': 'application/json' } }
+            : {}),
+          signal: AbortSignal.timeout(LEADER_ASK_MS),
+        });
+        if (!res.ok) return false;
+        const json: unknown = await res.json();
+        const value = at(json, l.leaderWhen.jsonPath);
+        const expected =
+          l.leaderWhen.equalsJsonPath !== undefined
+            ? at(json, l.leaderWhen.equalsJsonPath)
+            : l.leaderWhen.equals;
+        return value !== undefined && value === expected;
+      } catch {
+        return false; // paused, dying or not serving: not the leader we can hurt
+      }
+    }),
+  );
+  const i = answers.indexOf(true);
+  return i < 0 ? undefined : asked[i]!.name;
+}
