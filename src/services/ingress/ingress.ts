@@ -18,6 +18,7 @@ import type * as w from '../../protocol/wire.js';
 import { SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
 import { spanAttributes as A } from '../../protocol/names.js';
 import type { Logger } from '../../telemetry/logger.js';
+import { noBugs, type BugName } from '../bugs.js';
 import {
   contextFromTraceparent,
   createTracing,
@@ -44,6 +45,8 @@ export interface IngressOptions {
   requestTimeoutMs?: number;
   maxPending?: number;
   maxBodyBytes?: number;
+  /** Bug switches (src/services/bugs.ts); none by default. */
+  bugs?: ReadonlySet<BugName>;
   logger: Logger;
   registry?: Registry;
   /** Defaults to OTLP export configured from `env` (OTEL_* variables). */
@@ -80,7 +83,8 @@ export async function startIngress(o: IngressOptions): Promise<StartedService> {
     () => router.current?.partitions.map((p) => p.partition) ?? [],
   );
   const tracing = o.tracing ?? createTracing(o.node, o.logger, o.env);
-  const router = new Router(o.logAddress, o.node, o.logger);
+  const bugs = o.bugs ?? noBugs;
+  const router = new Router(o.logAddress, o.node, o.logger, bugs);
   router.start();
   const protocol = o.protocol ?? 'rpc';
   const dispatcher = new Dispatcher({
@@ -90,6 +94,7 @@ export async function startIngress(o: IngressOptions): Promise<StartedService> {
     tracer: tracing.tracer,
     rpcTimeoutMs: o.rpcTimeoutMs ?? 5000,
     longPollMs: o.longPollMs ?? 30_000,
+    bugs,
   });
   let log: LogClient | undefined;
   let legacy: LegacyDispatcher | undefined;
@@ -208,7 +213,9 @@ class IngressApi {
       span.end();
       clearTimeout(deadline);
       if (!this.pending.delete(id)) return;
-      this.metrics.pending.dec({ kind });
+      // Bug switch pending-gauge-leak: error answers stay on the pending gauge.
+      if (!(status >= 400 && this.o.bugs?.has('pending-gauge-leak') === true))
+        this.metrics.pending.dec({ kind });
       this.metrics.requests.inc({ kind, outcome });
       this.metrics.duration.observe({ kind, outcome }, (performance.now() - startedAt) / 1000);
     };

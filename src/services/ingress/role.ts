@@ -1,6 +1,7 @@
 // `limbo serve ingress`: options in, a running ingress out.
 import type { OptionSpecs } from '../../util/options.js';
 import { UsageError } from '../../util/errors.js';
+import { bugsOption, parseBugs } from '../bugs.js';
 import { defineRole } from '../service.js';
 import { startIngress } from './ingress.js';
 
@@ -53,6 +54,7 @@ const options = {
   },
   maxPending: { type: 'int', default: 10_000, min: 1, description: 'pending requests before answering 503' },
   maxBodyBytes: { type: 'int', default: 1024 * 1024, min: 1, description: 'request body limit (413 above)' },
+  bugs: bugsOption,
 } satisfies OptionSpecs;
 
 export const ingressRole = defineRole({
@@ -61,6 +63,12 @@ export const ingressRole = defineRole({
   options,
   start(o, ctx) {
     if (o.logAddress === undefined) throw new UsageError('--log-address is required (or LIMBO_LOG_ADDRESS)');
-    return startIngress({ ...o, logAddress: o.logAddress, logger: ctx.logger.child(o.node), env: ctx.env });
+    return startIngress({
+      ...o,
+      bugs: parseBugs(o.bugs),
+      logAddress: o.logAddress,
+      logger: ctx.logger.child(o.node),
+      env: ctx.env,
+    });
   },
 });

@@ -12,6 +12,7 @@ import {
 import { partitionKeyOfInvocation, partitionOf } from '../../protocol/ids.js';
 import type * as w from '../../protocol/wire.js';
 import type { Logger } from '../../telemetry/logger.js';
+import { noBugs, type BugName } from '../bugs.js';
 import { Backoff, sleep } from '../../util/backoff.js';
 
 export interface Route {
@@ -32,6 +33,7 @@ export class Router {
     logAddress: string,
     private readonly watcher: string,
     private readonly logger: Logger,
+    private readonly bugs: ReadonlySet<BugName> = noBugs,
   ) {
     this.controller = createControllerClient(logAddress);
   }
@@ -77,7 +79,12 @@ export class Router {
 
   client(address: string): ProcessorClient {
     let c = this.clients.get(address);
-    if (!c) this.clients.set(address, (c = createProcessorClient(address)));
+    // Bug switch dead-connection-after-heal: no HTTP/2 keepalive, so a connection that lost
+    // frames in a partition is never found dead and stays in use after the heal.
+    const noKeepalive = this.bugs.has('dead-connection-after-heal')
+      ? { 'grpc.keepalive_time_ms': 2_147_483_647, 'grpc.keepalive_permit_without_calls': 0 }
+      : undefined;
+    if (!c) this.clients.set(address, (c = createProcessorClient(address, noKeepalive)));
     return c;
   }
 

@@ -7,6 +7,7 @@
 import type { Registry } from 'prom-client';
 import { bindServer, grpc, serverOptions, serviceDefinitions } from '../../protocol/grpc.js';
 import type * as w from '../../protocol/wire.js';
+import { noBugs, type BugName } from '../bugs.js';
 import type { Logger } from '../../telemetry/logger.js';
 import { silentLogger } from '../../telemetry/logger.js';
 import { createRegistry, startMetricsServer, type StartedMetricsServer } from '../../telemetry/metrics.js';
@@ -32,6 +33,8 @@ export interface LogServerOptions {
   maxRecordBytes?: number;
   /** See ControllerOptions.startupSettleMs. */
   startupSettleMs?: number;
+  /** Bug switches (src/services/bugs.ts); none by default. */
+  bugs?: ReadonlySet<BugName>;
   logger?: Logger;
   registry?: Registry;
 }
@@ -91,13 +94,14 @@ export async function startLogServer(options: LogServerOptions): Promise<Started
     metadata,
     logger: logger.child('controller'),
     startupSettleMs: options.startupSettleMs ?? logServerDefaults.startupSettleMs,
+    bugs: options.bugs ?? noBugs,
     onLeaderChange: (p, reason) => metrics.leaderChanged(p, reason),
     onTable: (t) => metrics.liveNodes(t.nodes.filter((n) => n.alive).length),
   });
 
   const streams = new StreamRegistry();
   const server = new grpc.Server(serverOptions);
-  server.addService(serviceDefinitions.log, logHandlers(store, streams));
+  server.addService(serviceDefinitions.log, logHandlers(store, streams, options.bugs ?? noBugs));
   server.addService(serviceDefinitions.controller, controllerHandlers(controller, streams));
 
   let port: number;
@@ -153,7 +157,11 @@ export async function startLogServer(options: LogServerOptions): Promise<Started
   };
 }
 
-function logHandlers(store: LogStore, streams: StreamRegistry): grpc.UntypedServiceImplementation {
+function logHandlers(
+  store: LogStore,
+  streams: StreamRegistry,
+  bugs: ReadonlySet<BugName>,
+): grpc.UntypedServiceImplementation {
   const append = unaryHandler<w.AppendRequest, w.AppendResponse>((req) =>
     store.append(req.partition, req.records),
   );
@@ -172,6 +180,8 @@ function logHandlers(store: LogStore, streams: StreamRegistry): grpc.UntypedServ
     const partitionLog = log;
     void (async () => {
       let next = Math.max(1, call.request.fromLsn);
+      // Bug switch: a read resuming from an LSN starts one entry too late.
+      if (bugs.has('read-skips-after-reconnect') && next > 1) next++;
       while (!signal.aborted && !partitionLog.isClosed) {
         const entries = await partitionLog.read(next, READ_BATCH);
         const last = entries[entries.length - 1];

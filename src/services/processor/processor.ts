@@ -19,6 +19,7 @@ import {
 } from '../../protocol/grpc.js';
 import type * as w from '../../protocol/wire.js';
 import type { Logger } from '../../telemetry/logger.js';
+import { noBugs, type BugName } from '../bugs.js';
 import { createTracing, type Tracing } from '../../telemetry/tracing.js';
 import { createRegistry, startMetricsServer, type StartedMetricsServer } from '../../telemetry/metrics.js';
 import type { StartedService } from '../service.js';
@@ -40,6 +41,8 @@ export interface ProcessorOptions {
   leaseMs?: number;
   completionRetentionMs?: number;
   appendTimeoutMs?: number;
+  /** Bug switches (src/services/bugs.ts); none by default. */
+  bugs?: ReadonlySet<BugName>;
   logger: Logger;
   registry?: Registry;
   /** Defaults to OTLP export configured from `env` (OTEL_* variables). */
@@ -74,10 +77,12 @@ export async function startProcessor(options: ProcessorOptions): Promise<Started
     (stopped ??= (async () => {
       await node.stop();
       await new Promise<void>((resolve) => {
+        // Bug switch reply-lost-on-shutdown: drain until every call is answered (they never are).
+        const drainMs = options.bugs?.has('reply-lost-on-shutdown') === true ? 600_000 : 1000;
         const t = setTimeout(() => {
           server.forceShutdown();
           resolve();
-        }, 1000);
+        }, drainMs);
         server.tryShutdown(() => {
           clearTimeout(t);
           resolve();
@@ -178,6 +183,7 @@ class ProcessorNode {
         protocol: this.o.protocol ?? 'rpc',
         completionRetentionMs: this.o.completionRetentionMs ?? 3_600_000,
         appendTimeoutMs: this.o.appendTimeoutMs ?? 5000,
+        bugs: this.o.bugs ?? noBugs,
         notify: (ingressId, n) => this.notify(ingressId, n),
         claimEpoch: async (expectedEpoch) => {
           const res = await this.controller.compareAndSwapLeader(
