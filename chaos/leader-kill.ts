@@ -1,15 +1,21 @@
 // A leader dies with calls in flight; the ingress must resend to its successor.
 // reference:legacy fails it: the new leader never notifies the ingress of the calls it resumes.
 import {
+  acknowledgedEffectsPresent,
   at,
   defineSuite,
+  errorAnswersBounded,
   exactlyOnce,
+  failoverTimeBounded,
+  keysFreeAfterHeal,
   kill,
   leaderOf,
   leadershipChanged,
   noClientLeftHanging,
+  noImpossibleErrors,
   pendingDrains,
   promql,
+  resendRateBounded,
   resendsObserved,
 } from 'limbo';
 
@@ -32,6 +38,13 @@ export default defineSuite({
       expect: { max: 0 },
       at: 'end',
     }),
+    errorAnswersBounded(),
+    noImpossibleErrors(),
+    acknowledgedEffectsPresent(),
+    resendRateBounded(),
+    keysFreeAfterHeal(),
+    failoverTimeBounded(),
   ],
+  catches: ['resend-storm', 'never-resumes', 'lost-leadership-is-final', 'fenced-ack'],
   expectedToFailOn: ['reference:legacy'],
 });

@@ -10,9 +10,11 @@ import {
   at,
   defineSuite,
   exactlyOnce,
+  failoverTimeBounded,
   leaderOf,
   leadershipChanged,
   noClientLeftHanging,
+  noImpossibleErrors,
   pause,
   pendingDrains,
 } from 'limbo';
@@ -28,6 +30,9 @@ export default defineSuite({
     pendingDrains(),
     leadershipChanged(),
     exactlyOnce(),
+    noImpossibleErrors(),
+    failoverTimeBounded(),
   ],
+  catches: ['lost-end-response'],
   timingDependentOn: ['reference:legacy'],
 });

@@ -1,12 +1,17 @@
 // Every processor restarts in turn, as in a deploy: leadership moves each time and every call
 // must still be answered exactly once.
 import {
+  acknowledgedEffectsPresent,
   at,
   defineSuite,
+  errorAnswersBounded,
   exactlyOnce,
+  failoverTimeBounded,
+  keysFreeAfterHeal,
   leaderOf,
   leadershipChanged,
   noClientLeftHanging,
+  noImpossibleErrors,
   pendingDrains,
   restart,
 } from 'limbo';
@@ -27,7 +32,13 @@ export default defineSuite({
     pendingDrains(),
     exactlyOnce(),
     leadershipChanged(),
+    errorAnswersBounded(),
+    noImpossibleErrors(),
+    acknowledgedEffectsPresent(),
+    keysFreeAfterHeal(),
+    failoverTimeBounded(),
   ],
+  catches: ['reply-lost-on-shutdown', 'stale-follower-not-found', 'lost-leadership-is-final'],
   expectedToFailOn: ['reference:legacy'],
   // restate (1.7.12) failed it in 2 of 3 runs (seeds 4, 5; seed 21 passed): 1-3 of 350-500
   // calls made while a node was shutting down (SIGTERM, shutdown-timeout 5 s) and restarting

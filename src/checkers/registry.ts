@@ -9,6 +9,14 @@ import { noClientLeftHanging } from './no-client-left-hanging.js';
 import { pendingDrains } from './pending-drains.js';
 import { promql, type PromqlOptions } from './promql.js';
 import { resendsObserved } from './resends-observed.js';
+import { acknowledgedEffectsPresent } from './acknowledged-effects-present.js';
+import { errorAnswersBounded } from './error-answers-bounded.js';
+import { failoverTimeBounded } from './failover-time-bounded.js';
+import { keysFreeAfterHeal } from './keys-free-after-heal.js';
+import { latencyRecovers } from './latency-recovers.js';
+import { noImpossibleErrors } from './no-impossible-errors.js';
+import { pathCovered, type PathCoveredOptions } from './path-covered.js';
+import { resendRateBounded } from './resend-rate-bounded.js';
 
 export type CheckerFactory = (options?: Record<string, unknown>) => Checker;
 
@@ -35,3 +43,11 @@ registerChecker('exactlyOnce', () => exactlyOnce());
 registerChecker('idempotentRetriesAgree', () => idempotentRetriesAgree());
 registerChecker('faultsHitTraffic', () => faultsHitTraffic());
 registerChecker('promql', (o) => promql(o as unknown as PromqlOptions));
+registerChecker('errorAnswersBounded', (o) => errorAnswersBounded(o));
+registerChecker('noImpossibleErrors', () => noImpossibleErrors());
+registerChecker('acknowledgedEffectsPresent', () => acknowledgedEffectsPresent());
+registerChecker('resendRateBounded', (o) => resendRateBounded(o));
+registerChecker('keysFreeAfterHeal', () => keysFreeAfterHeal());
+registerChecker('latencyRecovers', (o) => latencyRecovers(o));
+registerChecker('failoverTimeBounded', (o) => failoverTimeBounded(o));
+registerChecker('pathCovered', (o) => pathCovered(o as unknown as PathCoveredOptions));

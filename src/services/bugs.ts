@@ -156,10 +156,11 @@ export const bugCatalogue = [
   {
     name: 'pending-gauge-leak',
     role: 'ingress',
-    description: 'an error answer does not take its request off the pending gauge',
-    source: 'own (a metric that lies: the finish path of errors skips the decrement)',
-    effect: 'dashboards and alerts show clients left hanging that were answered',
-    signal: 'pendingDrains (any suite with error answers)',
+    description:
+      'a resent send that finds its invocation already accepted leaves the request table but not the pending gauge',
+    source: 'own (a metric that lies: an early path skips the decrement)',
+    effect: 'after resends, dashboards and alerts show clients left hanging that were answered',
+    signal: 'pendingDrains (ingress-processor-reset, link-flap)',
     mustCatch: true,
   },
 ] as const satisfies readonly BugSwitch[];

@@ -227,6 +227,13 @@ class IngressApi {
     this.route(req, segments, kind, abort.signal, setInvocationId, span)
       .then(({ status, body, outcome }) => {
         if (invocationId !== undefined) res.setHeader(INVOCATION_ID_HEADER, invocationId);
+        // Bug switch pending-gauge-leak: the early path of a resent send that found its
+        // invocation already accepted leaves the request table but not the pending gauge.
+        if (
+          this.o.bugs?.has('pending-gauge-leak') === true &&
+          (body as { status?: unknown }).status === 'PreviouslyAccepted'
+        )
+          this.pending.delete(id);
         send(res, status, body);
         finish(outcome, status);
       })
