@@ -1,6 +1,7 @@
 // Connections from the ingress to a processor are reset: replies in flight are lost and must
 // be recovered by resending on a new connection.
 import {
+  idempotentRetriesAgree,
   at,
   defineSuite,
   errorAnswersBounded,
@@ -15,16 +16,17 @@ export default defineSuite({
   name: 'ingress-processor-reset',
   why: 'Resets on the ingress→processor link lose replies; resends must recover every call.',
   topology: { processors: 2, partitions: 2 },
-  workload: { concurrency: 12, mix: { call: 0.6, send: 0.4 } },
+  workload: { concurrency: 12, mix: { call: 0.5, send: 0.3, idempotentRetry: 0.2 } },
   schedule: [at('3s', resetPeer('ingress->processor-1', { timeoutMs: 200 }), { for: '4s' })],
   expect: [
+    idempotentRetriesAgree(),
     noClientLeftHanging({ withinMsAfterHeal: 6000 }),
     pendingDrains(),
     resendsObserved(),
     noImpossibleErrors(),
     errorAnswersBounded(),
   ],
-  catches: ['pending-gauge-leak'],
+  catches: ['pending-gauge-leak', 'idempotency-key-ignored'],
   expectedToFailOn: ['reference:legacy'],
   skipOn: {
     restate:

@@ -15,7 +15,7 @@ export default defineSuite({
   name: 'leader-down',
   why: 'A leader down for 10 s: calls must move to a new leader within the failover bound.',
   topology: { processors: 3, partitions: 2 },
-  workload: { concurrency: 12, mix: { call: 0.6, counterAdd: 0.4 } },
+  workload: { concurrency: 12, counterKeys: 8, mix: { call: 0.6, counterAdd: 0.4 } },
   schedule: [at('3s', kill(leaderOf({ partition: 0 })), { for: '10s' })],
   expect: [
     noClientLeftHanging({ withinMsAfterHeal: 6000 }),

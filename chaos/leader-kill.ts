@@ -23,7 +23,8 @@ export default defineSuite({
   name: 'leader-kill',
   why: 'A leader dies with calls in flight; the ingress must resend to its successor.',
   topology: { processors: 3, partitions: 4 },
-  workload: { concurrency: 16, mix: { call: 0.6, send: 0.2, counterAdd: 0.2 } },
+  // 12 counter keys: keyed state on every partition, whichever leader dies.
+  workload: { concurrency: 16, counterKeys: 12, mix: { call: 0.6, send: 0.2, counterAdd: 0.2 } },
   schedule: [at('5s', kill(leaderOf({ partition: 0 })), { for: '3s' })],
   expect: [
     noClientLeftHanging({ withinMsAfterHeal: 5000 }),

@@ -14,6 +14,7 @@ import { exitCodes } from './command.js';
 import { outOption, runtimeOption } from './common-options.js';
 import { chooseRuntime, dockerRunOptions } from './docker-options.js';
 import { progressPrinter } from './progress.js';
+import { runPrometheusChoice } from './run-prometheus-choice.js';
 
 const options = {
   switches: { type: 'list', description: `bug switches to measure (default: all: ${bugNames.join(', ')})` },
@@ -23,6 +24,11 @@ const options = {
     type: 'bool',
     default: true,
     description: 'also run the suites on plain reference (false alarms)',
+  },
+  prometheus: {
+    type: 'enum',
+    values: ['auto', 'on', 'off'] as const,
+    description: 'a Prometheus per run, as for limbo run [default: auto when a suite has PromQL assertions]',
   },
   out: outOption,
   runtime: runtimeOption,
@@ -46,6 +52,11 @@ export const detectCommand: Command = {
     process.stdout.write(`seed ${seed}\n`);
     const suites = await loadSuites(o.suites ?? ['chaos']);
     const runtime = await chooseRuntime(o.runtime, env, o);
+    const prometheus = runPrometheusChoice(
+      o.prometheus,
+      suites.map((s) => s.suite),
+    );
+    process.stdout.write(`prometheus ${prometheus.summary}\n`);
     const progress = progressPrinter();
     const report = await runDetection({
       suites,
@@ -54,6 +65,7 @@ export const detectCommand: Command = {
       outRoot: o.out,
       runtime,
       reference: o.reference,
+      runOptions: prometheus.runOptions,
       onLine: (l) => process.stdout.write(l + '\n'),
       onLog: progress.onLog,
       onProgress: progress.onProgress,

@@ -12,7 +12,7 @@ import type { CheckResult } from '../checkers/checker.js';
 import { escapeHtml } from '../report/html-escape.js';
 import type { VerdictFile } from '../report/write-report.js';
 import type { LoadedSuite } from '../runner/load-suites.js';
-import { runSuite, type Progress } from '../runner/run-suite.js';
+import { runSuite, type Progress, type RunSuiteOptions } from '../runner/run-suite.js';
 import { skipReasonFor } from '../runner/suite.js';
 import { createCleanup } from '../runtime/cleanup.js';
 import type { RuntimeChoice } from '../runtime/service-runtime.js';
@@ -25,6 +25,8 @@ export interface DetectOptions {
   seed: number;
   outRoot: string;
   runtime: RuntimeChoice;
+  /** The run Prometheus, as `limbo run` chooses it (PromQL assertions). */
+  runOptions?: Pick<RunSuiteOptions, 'prometheus' | 'noPrometheusReason'>;
   /** Also run the suites on plain reference (false alarms); default true. */
   reference?: boolean;
   onLine?: (line: string) => void;
@@ -149,6 +151,7 @@ async function runOne(
       outRoot: o.outRoot,
       replay,
       cleanup,
+      ...o.runOptions,
       ...(o.onLog !== undefined ? { onLog: o.onLog } : {}),
       ...(o.onProgress !== undefined ? { onProgress: o.onProgress } : {}),
     });

@@ -67,7 +67,7 @@ export const bugCatalogue = [
     name: 'dead-connection-after-heal',
     role: 'ingress',
     description:
-      'the ingress dials processors without HTTP/2 keepalive, so a connection that lost frames in a partition is kept after the heal',
+      'the ingress redials a processor whose connection dropped only after 60 s (reconnect backoff in the wrong unit), so it keeps the dead connection after a brief partition heals',
     source: 'Restate #2565 (every ingress request timed out after short partitions, until restart)',
     effect: 'after a brief partition heals, requests on that link time out instead of being answered',
     signal: 'latencyRecovers / noClientLeftHanging (partition-heal)',
@@ -124,14 +124,14 @@ export const bugCatalogue = [
     mustCatch: true,
   },
   {
-    name: 'step-down-keeps-waiters',
-    role: 'processor',
+    name: 'idempotency-key-ignored',
+    role: 'ingress',
     description:
-      'stepping down (revoked, new epoch, lease) answers no waiting request; only a shutdown does, so the ingress waits out its long poll',
-    source:
-      'own (the design says: on stepping down, answer every waiting request with lost leadership at once)',
-    effect: 'calls waiting on a leader that is deposed hang for the 30 s long-poll deadline',
-    signal: 'failoverTimeBounded / noClientLeftHanging (leader-transfer)',
+      'the ingress reads the idempotency key from the wrong header, so every request gets a fresh random invocation id',
+    source: 'own (the retry-safety of idempotent calls rests on one header read)',
+    effect:
+      'a client retry with the same idempotency key runs the call again: doubled effects, different answers',
+    signal: 'idempotentRetriesAgree / exactlyOnce (ingress-processor-reset)',
     mustCatch: true,
   },
   {

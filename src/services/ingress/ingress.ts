@@ -303,7 +303,12 @@ class IngressApi {
     } catch (e) {
       throw new HttpError(400, 'bad_request', `malformed JSON body: ${(e as Error).message}`);
     }
-    const idempotencyKey = headerValue(req.headers['idempotency-key']);
+    // Bug switch idempotency-key-ignored: the key read from the wrong header (never sent).
+    const idempotencyKey = headerValue(
+      req.headers[
+        this.o.bugs?.has('idempotency-key-ignored') === true ? 'idempotency_key' : 'idempotency-key'
+      ],
+    );
     const invocationId = makeInvocationId(target, idempotencyKey);
     setInvocationId(invocationId);
     const partition = await this.partitionOf(invocationId, signal);

@@ -79,12 +79,12 @@ export class Router {
 
   client(address: string): ProcessorClient {
     let c = this.clients.get(address);
-    // Bug switch dead-connection-after-heal: no HTTP/2 keepalive, so a connection that lost
-    // frames in a partition is never found dead and stays in use after the heal.
-    const noKeepalive = this.bugs.has('dead-connection-after-heal')
-      ? { 'grpc.keepalive_time_ms': 2_147_483_647, 'grpc.keepalive_permit_without_calls': 0 }
+    // Bug switch dead-connection-after-heal: the reconnect backoff in the wrong unit (60 s, not
+    // 100 ms to 1 s), so a connection lost in a brief partition stays dead long after the heal.
+    const slowRedial = this.bugs.has('dead-connection-after-heal')
+      ? { 'grpc.initial_reconnect_backoff_ms': 60_000, 'grpc.max_reconnect_backoff_ms': 60_000 }
       : undefined;
-    if (!c) this.clients.set(address, (c = createProcessorClient(address, noKeepalive)));
+    if (!c) this.clients.set(address, (c = createProcessorClient(address, slowRedial)));
     return c;
   }
 

@@ -255,12 +255,8 @@ export class PartitionReplica {
       this.o.metrics.leadershipChanges.inc({ ...this.labels, transition: 'stepped_down' });
       this.o.logger.info('stepped down', { partition: this.o.partition, epoch: this.epoch, why });
     }
-    // Bug switches: a step-down (step-down-keeps-waiters) or a shutdown (reply-lost-on-shutdown)
-    // that answers none of the waiting requests.
-    if (
-      why === 'shutdown' ? this.bugs.has('reply-lost-on-shutdown') : this.bugs.has('step-down-keeps-waiters')
-    )
-      return;
+    // Bug switch reply-lost-on-shutdown: a shutdown answers none of the waiting requests.
+    if (why === 'shutdown' && this.bugs.has('reply-lost-on-shutdown')) return;
     for (const waiter of [...this.waiters]) {
       this.o.metrics.rpcsFailed.inc({ ...this.labels, reason: 'lost_leadership' });
       this.finish(
