@@ -9,6 +9,7 @@ import {
   at,
   defineSuite,
   exactlyOnce,
+  keysFreeAfterHeal,
   failoverTimeBounded,
   latency,
   leaderOf,
@@ -41,9 +42,11 @@ export default defineSuite({
     acknowledgedEffectsPresent(),
     noImpossibleErrors(),
     exactlyOnce(),
+    keysFreeAfterHeal(),
     pathCovered({ metric: 'limbo_processor_stale_proposals_dropped_total', what: 'stale proposals fenced' }),
   ],
-  catches: ['fenced-ack', 'stale-follower-not-found'],
+  catches: ['fenced-ack', 'never-resumes'],
+  timingDependentOn: ['reference:legacy'],
   skipOn: {
     restate:
       'transfer-leadership and the processor→log link are reference-only (no controller API, no separate log link)',

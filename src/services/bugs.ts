@@ -61,7 +61,9 @@ export const bugCatalogue = [
     source: 'Restate #2270 (replies lost when a partition processor shut down)',
     effect: 'calls in flight at a graceful restart wait for a reply that never comes, until the node exits',
     signal: 'failoverTimeBounded / noClientLeftHanging (rolling-restart)',
-    mustCatch: true,
+    // The testbed stops a service with SIGTERM and SIGKILLs it 3 s later, so the dropped replies
+    // stall calls ~3 s instead of forever: measured 3.4 s worst against 2.3 s on reference.
+    mustCatch: false,
   },
   {
     name: 'dead-connection-after-heal',
@@ -100,7 +102,7 @@ export const bugCatalogue = [
       'GetOutput looks the invocation up before checking leadership, so a lagging follower answers not found instead of NOT_LEADER',
     source: 'Restate #4513 / #4587 (followers with stale state answered 404; the ingress did not retry)',
     effect: 'an attach to an accepted invocation answers 404 during a restart or failover',
-    signal: 'noImpossibleErrors / acknowledgedEffectsPresent (rolling-restart, leader-kill)',
+    signal: 'noImpossibleErrors / acknowledgedEffectsPresent (restart-catch-up)',
     mustCatch: true,
   },
   {
@@ -110,7 +112,8 @@ export const bugCatalogue = [
       'a new leader queues the keyed invocations the previous leader left running but never starts them, so their key stays locked',
     source: 'Restate #5196 (an invocation that never resumed and held its key)',
     effect: 'every later call on that key waits forever',
-    signal: 'keysFreeAfterHeal / noClientLeftHanging (leader-kill)',
+    signal:
+      'keysFreeAfterHeal / noClientLeftHanging (leader-transfer: slow appends keep keyed invocations running across the change)',
     mustCatch: true,
   },
   {
