@@ -27,14 +27,18 @@ export default defineSuite({
   topology: { processors: 3, partitions: 2 },
   workload: { concurrency: 12, counterKeys: 8, mix: { call: 0.4, send: 0.3, counterAdd: 0.3 } },
   schedule: [
-    at('3s', latency(link(leaderOf({ partition: 0 }), 'log'), { latencyMs: 800 }, { stream: 'upstream' }), {
-      for: '4s',
+    // Before each transfer, the appends of whoever leads partition 0 then are held back 1.2 s.
+    at('3s', latency(link(leaderOf({ partition: 0 }), 'log'), { latencyMs: 1200 }, { stream: 'upstream' }), {
+      for: '2500ms',
     }),
     ...[1, 2, 3].map((n) => at('3s', latency(`processor-${n}->log`, { latencyMs: 300 }), { for: '4s' })),
     at('4s', transferLeadership({ partition: 0 }), { for: '1s' }),
-    at('6s', transferLeadership({ partition: 0 }), { for: '1s' }),
+    at('6s', latency(link(leaderOf({ partition: 0 }), 'log'), { latencyMs: 1200 }, { stream: 'upstream' }), {
+      for: '2500ms',
+    }),
+    at('7s', transferLeadership({ partition: 0 }), { for: '1s' }),
   ],
-  chaos: '10s',
+  chaos: '11s',
   expect: [
     noClientLeftHanging({ withinMsAfterHeal: 6000 }),
     pendingDrains(),

@@ -2,7 +2,9 @@
 // Baseline: the p90 latency of ops invoked before the first fault. For each fault window, the
 // ops invoked from `recoverMs` after its heal until the next fault (or the end of chaos) must
 // have a p90 under max(baseline × factor, baseline + slackMs); an op never answered counts
-// with its time open. Windows with fewer than `minOps` such ops are not judged.
+// with its time open. Ops invoked after the heal and still unanswered that long past the
+// recovery time wedge the window too (a closed loop of stuck clients makes no new ops).
+// Windows with fewer than `minOps` ops and no stuck ones are not judged.
 import { runEndMs, type RunData } from '../runner/run-data.js';
 import { result, type Checker, type CheckResult } from './checker.js';
 import { clientOps, describeOp, ids, quantile, windowLabel } from './op-answers.js';
@@ -13,6 +15,9 @@ export interface LatencyRecoversOptions {
   slackMs?: number;
   minOps?: number;
 }
+
+/** Ops stuck after a heal that make a window wedged even when few new ops were made. */
+const MIN_STUCK = 2;
 
 export function latencyRecovers(options: LatencyRecoversOptions = {}): Checker {
   const name = 'latencyRecovers';
@@ -47,7 +52,15 @@ export function latencyRecovers(options: LatencyRecoversOptions = {}): Checker {
           ...run.faults.filter((x) => x.injectedAtMs > w.injectedAtMs).map((x) => x.injectedAtMs),
         );
         const after = ops.filter((p) => p.invoke.timeMs >= from && p.invoke.timeMs < nextInject);
-        if (after.length < minOps) {
+        // A closed-loop workload makes few new ops once its clients are stuck: ops invoked after
+        // the heal and still unanswered `bound` past the recovery time are the wedge itself.
+        const stuck = ops.filter(
+          (p) =>
+            p.invoke.timeMs >= (w.healedAtMs ?? 0) &&
+            p.invoke.timeMs < nextInject &&
+            (p.end?.timeMs ?? end) > Math.max(from, p.invoke.timeMs) + bound,
+        );
+        if (after.length < minOps && stuck.length < MIN_STUCK) {
           perWindow.push({ window: windowLabel(w), ops: after.length, judged: false });
           continue;
         }
@@ -61,9 +74,16 @@ export function latencyRecovers(options: LatencyRecoversOptions = {}): Checker {
           toMs: nextInject,
           ops: after.length,
           p90Ms: Math.round(p90),
+          stuckAfterHeal: stuck.length,
           judged: true,
         });
-        if (p90 > bound) wedged.push({ w, p90, slow: after.filter((p) => lat(p) > bound) });
+        if (p90 > bound || stuck.length >= MIN_STUCK)
+          wedged.push({
+            w,
+            p90,
+            stuck: stuck.length,
+            slow: [...new Set([...stuck, ...after.filter((p) => lat(p) > bound)])],
+          });
       }
       const details = {
         baselineP90Ms: Math.round(baseline),
@@ -79,7 +99,10 @@ export function latencyRecovers(options: LatencyRecoversOptions = {}): Checker {
           wedged
             .map(
               (x) =>
-                `p90 latency ${Math.round(x.p90)} ms from ${recoverMs} ms after ${windowLabel(x.w)} healed (baseline ${Math.round(baseline)} ms, bound ${Math.round(bound)} ms)`,
+                (x.p90 <= bound
+                  ? `${x.stuck} ops invoked after ${windowLabel(x.w)} healed still unanswered ${Math.round(bound)} ms past the ${recoverMs} ms recovery`
+                  : `p90 latency ${Math.round(x.p90)} ms from ${recoverMs} ms after ${windowLabel(x.w)} healed`) +
+                ` (baseline ${Math.round(baseline)} ms, bound ${Math.round(bound)} ms)`,
             )
             .join('; '),
           {

@@ -226,3 +226,19 @@ test('pathCovered: the counter moved, or the run proves nothing about the path',
   assert.equal(r.verdict, 'inconclusive');
   assert.match(r.summary, /stale proposals fenced never happened/);
 });
+
+test('latencyRecovers: clients stuck after the heal (no new ops) are a wedge too', () => {
+  const b = new RunBuilder().fault({
+    fault: 'timeout',
+    target: 'ingress->processor-1',
+    injectedAtMs: 2000,
+    healedAtMs: 3000,
+  });
+  calls(b, 0, 2000, 50, 40);
+  b.invoke(3100, 'call', {}, 'inv_stuck1');
+  b.invoke(3200, 'call', {}, 'inv_stuck2');
+  const r = latencyRecovers().check(b.run);
+  assert.equal(r.verdict, 'fail');
+  assert.match(r.summary, /2 ops invoked after timeout@ingress->processor-1 healed still unanswered/);
+  assert.ok(r.evidence.invocationIds?.includes('inv_stuck1'));
+});
