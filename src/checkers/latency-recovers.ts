@@ -2,8 +2,8 @@
 // Baseline: the p90 latency of ops invoked before the first fault. For each fault window, the
 // ops invoked from `recoverMs` after its heal until the next fault (or the end of chaos) must
 // have a p90 under max(baseline × factor, baseline + slackMs); an op never answered counts
-// with its time open. Ops invoked after the heal and still unanswered that long past the
-// recovery time wedge the window too (a closed loop of stuck clients makes no new ops).
+// with its time open. Ops still unanswered that long past the recovery time wedge the window
+// too (a closed loop of stuck clients makes no new ops).
 // Windows with fewer than `minOps` ops and no stuck ones are not judged.
 import { runEndMs, type RunData } from '../runner/run-data.js';
 import { result, type Checker, type CheckResult } from './checker.js';
@@ -52,14 +52,17 @@ export function latencyRecovers(options: LatencyRecoversOptions = {}): Checker {
           ...run.faults.filter((x) => x.injectedAtMs > w.injectedAtMs).map((x) => x.injectedAtMs),
         );
         const after = ops.filter((p) => p.invoke.timeMs >= from && p.invoke.timeMs < nextInject);
-        // A closed-loop workload makes few new ops once its clients are stuck: ops invoked after
-        // the heal and still unanswered `bound` past the recovery time are the wedge itself.
-        const stuck = ops.filter(
-          (p) =>
-            p.invoke.timeMs >= (w.healedAtMs ?? 0) &&
-            p.invoke.timeMs < nextInject &&
-            (p.end?.timeMs ?? end) > Math.max(from, p.invoke.timeMs) + bound,
-        );
+        // A closed-loop workload makes few new ops once its clients are stuck: ops still
+        // unanswered `bound` past the recovery time (made during the fault or after it) are the
+        // wedge itself, unless the next fault has begun by then.
+        const stuck =
+          from + bound >= nextInject
+            ? []
+            : ops.filter(
+                (p) =>
+                  p.invoke.timeMs < nextInject &&
+                  (p.end?.timeMs ?? end) > Math.max(from, p.invoke.timeMs) + bound,
+              );
         if (after.length < minOps && stuck.length < MIN_STUCK) {
           perWindow.push({ window: windowLabel(w), ops: after.length, judged: false });
           continue;
@@ -100,7 +103,7 @@ export function latencyRecovers(options: LatencyRecoversOptions = {}): Checker {
             .map(
               (x) =>
                 (x.p90 <= bound
-                  ? `${x.stuck} ops invoked after ${windowLabel(x.w)} healed still unanswered ${Math.round(bound)} ms past the ${recoverMs} ms recovery`
+                  ? `${x.stuck} ops still unanswered ${Math.round(bound)} ms past the ${recoverMs} ms recovery after ${windowLabel(x.w)} healed`
                   : `p90 latency ${Math.round(x.p90)} ms from ${recoverMs} ms after ${windowLabel(x.w)} healed`) +
                 ` (baseline ${Math.round(baseline)} ms, bound ${Math.round(bound)} ms)`,
             )

@@ -235,10 +235,13 @@ test('latencyRecovers: clients stuck after the heal (no new ops) are a wedge too
     healedAtMs: 3000,
   });
   calls(b, 0, 2000, 50, 40);
-  b.invoke(3100, 'call', {}, 'inv_stuck1');
+  b.invoke(2500, 'call', {}, 'inv_stuck1'); // made during the fault, never answered
   b.invoke(3200, 'call', {}, 'inv_stuck2');
   const r = latencyRecovers().check(b.run);
   assert.equal(r.verdict, 'fail');
-  assert.match(r.summary, /2 ops invoked after timeout@ingress->processor-1 healed still unanswered/);
+  assert.match(
+    r.summary,
+    /2 ops still unanswered \d+ ms past the 3000 ms recovery after timeout@ingress->processor-1 healed/,
+  );
   assert.ok(r.evidence.invocationIds?.includes('inv_stuck1'));
 });
