@@ -39,6 +39,7 @@ export {
   transferLeadership,
   clientsBeforeProcessors,
 } from './faults/process-faults.js';
+export { followerLag } from './faults/follower-lag.js';
 export { registerFault, createFault, faultNames } from './faults/registry.js';
 
 // Checkers

@@ -2,6 +2,7 @@
 // { fault: 'latency', on: 'ingress->processor-1', latencyMs: 500 }.
 import type { Fault } from './fault.js';
 import { FaultError } from './fault.js';
+import { followerLag } from './follower-lag.js';
 import { clientsBeforeProcessors, kill, pause, restart, transferLeadership } from './process-faults.js';
 import type { LinkSelector, ServiceSelector } from './selectors.js';
 import {
@@ -79,3 +80,6 @@ registerFault('transfer-leadership', (p) =>
   }),
 );
 registerFault('clients-before-processors', () => clientsBeforeProcessors());
+registerFault('follower-lag', (p) =>
+  followerLag({ partition: num(p, 'partition'), latencyMs: num(p, 'latencyMs') }),
+);

@@ -102,10 +102,8 @@ export const bugCatalogue = [
       'GetOutput looks the invocation up before checking leadership, so a lagging follower answers not found instead of NOT_LEADER',
     source: 'Restate #4513 / #4587 (followers with stale state answered 404; the ingress did not retry)',
     effect: 'an attach to an accepted invocation answers 404 during a restart or failover',
-    signal: 'noImpossibleErrors / acknowledgedEffectsPresent (needs a lagging replica the ingress reaches)',
-    // No suite makes the ingress reach a replica that lags behind the acknowledgement: every
-    // replica reads the log at the same pace, and a restarted node catches up before it leads.
-    mustCatch: false,
+    signal: 'noImpossibleErrors / acknowledgedEffectsPresent (lagging-successor: follower-lag then a transfer)',
+    mustCatch: true,
   },
   {
     name: 'never-resumes',
