@@ -102,7 +102,8 @@ export const bugCatalogue = [
       'GetOutput looks the invocation up before checking leadership, so a lagging follower answers not found instead of NOT_LEADER',
     source: 'Restate #4513 / #4587 (followers with stale state answered 404; the ingress did not retry)',
     effect: 'an attach to an accepted invocation answers 404 during a restart or failover',
-    signal: 'noImpossibleErrors / acknowledgedEffectsPresent (lagging-successor: follower-lag then a transfer)',
+    signal:
+      'noImpossibleErrors / acknowledgedEffectsPresent (lagging-successor: follower-lag then a transfer)',
     mustCatch: true,
   },
   {
