@@ -1,6 +1,8 @@
 // The bug-switch catalogue and how a run selects switches: names are checked, the target name
 // carries them, and suites that claim a switch are documented to fail on it.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { at, defineSuite, kill, noClientLeftHanging } from '../../src/index.js';
 import { documentedVerdict } from '../../src/runner/suite.js';
@@ -60,4 +62,34 @@ test('a suite that catches a switch is documented to fail on it; others are eith
     () => defineSuite({ ...base, name: 'bad', catches: ['nope'] }),
     /catches: unknown bug switch "nope"/,
   );
+});
+
+test('bad switch names exit 2 naming them: limbo serve --bugs, LIMBO_BUGS, limbo detect --switches', () => {
+  const main = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+  const cases: [string[], NodeJS.ProcessEnv, RegExp][] = [
+    [
+      ['serve', 'ingress', '--log-address', '127.0.0.1:1', '--bugs', 'nope'],
+      {},
+      /--bugs: unknown bug switch "nope"/,
+    ],
+    [
+      ['serve', 'processor', '--log-address', '127.0.0.1:1'],
+      { LIMBO_BUGS: 'zzz' },
+      /unknown bug switch "zzz"/,
+    ],
+    [['detect', '--switches', 'resend-storm,nah'], {}, /--switches: unknown bug switch "nah"/],
+    [['run', 'chaos/startup-race.ts', '--target', 'reference+bug:foo'], {}, /unknown bug switch "foo"/],
+  ];
+  for (const [args, env, pattern] of cases) {
+    const r = spawnSync(process.execPath, [main, ...args], {
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, pattern);
+  }
+  const help = spawnSync(process.execPath, [main, 'detect', '--help'], { encoding: 'utf8', timeout: 20_000 });
+  assert.equal(help.status, 0);
+  assert.match(help.stdout, /--switches/);
 });
