@@ -3,7 +3,7 @@
 // size of the report against series.json. Series are the sample leader-kill run repeated
 // over 5 ingress-like services, up to about an hour of 250 ms scrapes.
 import { renderReportHtml } from '../src/report/html.js';
-import type { SeriesSample } from '../src/runner/run-data.js';
+import type { SeriesSample } from '../src/run-data/run-data.js';
 import { sampleRun, sampleSpans } from '../test/report/sample-run.js';
 
 const REPEATS = [10, 60, 180];

@@ -7,10 +7,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTarget } from '../src/targets/registry.js';
+import { restateProfile } from '../src/targets/restate/target.js';
 import type { StartedTarget } from '../src/targets/target.js';
 import { createClock } from '../src/util/clock.js';
 import { createRandom } from '../src/util/random.js';
-import { pairOps } from '../src/runner/run-data.js';
+import { pairOps } from '../src/run-data/run-data.js';
 import { createHistoryRecorder } from '../src/workload/history.js';
 import { startWorkload } from '../src/workload/workload.js';
 import { fmt } from './load.js';
@@ -38,7 +39,7 @@ async function measure(t: StartedTarget): Promise<Figures> {
   };
   const wl = startWorkload({
     ...base,
-    ...(t.clientApi ? { api: t.clientApi } : {}),
+    api: restateProfile.clientApi,
     random: createRandom(1),
     concurrency: 4,
   });
@@ -56,7 +57,7 @@ async function measure(t: StartedTarget): Promise<Figures> {
   const wl2 = startWorkload({
     ...base,
     history: h2,
-    ...(t.clientApi ? { api: t.clientApi } : {}),
+    api: restateProfile.clientApi,
     random: createRandom(2),
     concurrency: 8,
     maxRatePerSec: 30,

@@ -1,6 +1,6 @@
 // Calls/s with tracing exporting to a run's OTLP receiver versus tracing off, same cluster
 // shape, same run, as a ratio (goal: at least 0.9).
-import { startOtlpReceiver } from '../src/telemetry/otlp-receiver.js';
+import { startOtlpReceiver } from '../src/observe/otlp-receiver.js';
 import { TestCluster } from '../test/helpers/cluster.js';
 import { closedLoop, fmt } from './load.js';
 

@@ -71,7 +71,7 @@ export {
   type Verdict,
   type Evidence,
 } from './checkers/index.js';
-export type { RunData, HistoryOp, SeriesSample, FaultWindow, PhaseTimes } from './runner/run-data.js';
+export type { RunData, HistoryOp, SeriesSample, FaultWindow, PhaseTimes } from './run-data/run-data.js';
 
 // Running
 export { runSuite, type RunSuiteOptions, type SuiteRunResult, type Progress } from './runner/run-suite.js';

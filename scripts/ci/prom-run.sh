@@ -33,10 +33,10 @@ prometheus --version 2>&1 | sed -n 1p
 
 step "build" npx tsc -p tsconfig.json
 step "Prometheus server, file_sd, PromQL assertions, limbo run --prometheus" \
-  node --test --test-concurrency=1 dist/test/telemetry/prometheus-server.test.js dist/test/testbed/promql-checker.test.js \
+  node --test --test-concurrency=1 dist/test/observe/prometheus-server.test.js dist/test/testbed/promql-checker.test.js \
     dist/test/testbed/cli-prometheus.test.js
 step "dashboards and alerts on real runs (reference, reference:legacy)" \
-  node --test --test-concurrency=1 --test-timeout=600000 dist/test/dashboards/
+  node --test --test-concurrency=1 --test-timeout=600000 dist/test/dashboards/*.test.js
 step "report.html in Chromium (screenshot)" node --test dist/test/report/report-html.test.js
 [[ -s artifacts/report.png ]] || { echo "prom-run: artifacts/report.png was not written" >&2; exit 1; }
 echo "CI artefact: $(pwd)/artifacts/report.png (report.html of a sample run, full page)"

@@ -39,7 +39,7 @@ step "base image" scripts/docker/base-image.sh
 step "services image" scripts/docker/build-image.sh
 step "prometheus image (from the host binary, for limbo up --runtime docker)" scripts/docker/prometheus-image.sh
 step "compile" npx tsc -p tsconfig.json
-step "docker tests" env LIMBO_DOCKER_REQUIRED=1 node --test --test-concurrency=2 --test-timeout=300000 dist/test/docker/
+step "docker tests" env LIMBO_DOCKER_REQUIRED=1 node --test --test-concurrency=2 --test-timeout=300000 dist/test/docker/*.test.js
 step "chaos suites on --runtime docker, verdicts as local" bash scripts/ci/docker-suites.sh
 
 # The Toxiproxy acceptance suite (test/proxy/) against `limbo proxy` inside a container.
@@ -54,7 +54,7 @@ proxy_acceptance() {
   done
   url=$(sed -E 's/.*"api":"([^"]+)".*/\1/' <<<"$line")
   log "proxy container ${cid:0:12} serves the Toxiproxy API on $url"
-  LIMBO_TOXIPROXY_URL=$url node --test --test-concurrency=2 --test-timeout=300000 dist/test/proxy/
+  LIMBO_TOXIPROXY_URL=$url node --test --test-concurrency=2 --test-timeout=300000 dist/test/proxy/*.test.js
   docker rm -f "$cid" >/dev/null
   trap down EXIT
 }

@@ -3,7 +3,7 @@
 // invocation must find it. A send whose attach answers "not found", or an invocation id answered
 // ok and later not found, is an effect the client was told happened and that is gone. Counter
 // effects are weighed by exactlyOnce; this check covers invocations themselves.
-import type { RunData } from '../runner/run-data.js';
+import type { RunData } from '../run-data/run-data.js';
 import { result, type Checker, type CheckResult } from './checker.js';
 import { clientOps, describeOp, ids, statusOf } from './op-answers.js';
 

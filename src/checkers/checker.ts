@@ -1,36 +1,23 @@
 // A checker is a pure function of the run's data: (RunData) → verdict with evidence.
 // No I/O, no clock, no randomness, so a verdict can be recomputed from a run directory.
 // Verdicts combine as Jepsen's do: fail beats inconclusive beats pass.
-import type { RunData, SeriesSample } from '../runner/run-data.js';
+import type { PromqlQuery, RunData } from '../run-data/run-data.js';
+import type { CheckResult, Evidence, Verdict } from '../run-data/verdict.js';
+import { messageOf } from '../util/errors.js';
 
-export type Verdict = 'pass' | 'fail' | 'inconclusive';
-
-export interface Evidence {
-  invocationIds?: string[];
-  traceIds?: string[];
-  series?: SeriesSample[];
-  details: Record<string, unknown>;
-}
-
-export interface CheckResult {
-  name: string;
-  verdict: Verdict;
-  summary: string;
-  evidence: Evidence;
-  /** Set when the check could not be made on this target (its signals are missing): why. */
-  skipped?: string;
-}
+export type { CheckResult, Evidence, Verdict } from '../run-data/verdict.js';
+export { combineVerdicts, verdictOf } from '../run-data/verdict.js';
 
 export interface Checker {
   readonly name: string;
   /** The canonical signals (metric names) it reads; when a target lacks all of them it is skipped. */
   readonly needs?: readonly string[];
+  /**
+   * A PromQL query it reads: the run's Prometheus observer evaluates it into
+   * run.prometheus.evaluations before the check (the check stays pure).
+   */
+  readonly promql?: PromqlQuery;
   check(run: RunData): CheckResult;
-}
-
-/** The verdict of a run's checks; skipped checks count for nothing. */
-export function verdictOf(checks: readonly CheckResult[]): Verdict {
-  return combineVerdicts(checks.filter((c) => c.skipped === undefined).map((c) => c.verdict));
 }
 
 /**
@@ -57,14 +44,6 @@ export function runCheckersOn(
   });
 }
 
-const rank: Record<Verdict, number> = { pass: 0, inconclusive: 1, fail: 2 };
-
-/** fail > inconclusive > pass; no verdicts at all is inconclusive (nothing was checked). */
-export function combineVerdicts(verdicts: readonly Verdict[]): Verdict {
-  if (verdicts.length === 0) return 'inconclusive';
-  return verdicts.reduce((a, b) => (rank[b] > rank[a] ? b : a), 'pass' as Verdict);
-}
-
 /** Runs every checker; a checker that throws is a fail of that check, never of the run. */
 export function runCheckers(checkers: readonly Checker[], run: RunData): CheckResult[] {
   return checkers.map((c) => {
@@ -74,7 +53,7 @@ export function runCheckers(checkers: readonly Checker[], run: RunData): CheckRe
       return {
         name: c.name,
         verdict: 'fail',
-        summary: `checker threw: ${err instanceof Error ? err.message : String(err)}`,
+        summary: `checker threw: ${messageOf(err)}`,
         evidence: { details: { error: String(err) } },
       };
     }

@@ -3,7 +3,7 @@
 // per op kind, the share of ops answered with an error must stay under `maxShare`. A fault
 // may slow calls down; the fixed protocol resends until the cluster serves them again, so it
 // should not turn them into errors. Evidence names the window, the kind, the share and ops.
-import { runEndMs, type RunData } from '../runner/run-data.js';
+import { runEndMs, type RunData } from '../run-data/run-data.js';
 import { result, type Checker, type CheckResult } from './checker.js';
 import { clientOps, describeOp, ids, isErrorAnswer, opsLiveIn, windowLabel } from './op-answers.js';
 

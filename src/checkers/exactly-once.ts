@@ -3,7 +3,7 @@
 // op ok), not applied (every op failed), or unknown (info, or open at the deadline). The final
 // value read after convergence must be the ok deltas plus some subset of the unknown ones:
 // less is a lost effect, more (or an unreachable sum) a duplicated one.
-import { pairOps, type PairedOp, type RunData } from '../runner/run-data.js';
+import { pairOps, type PairedOp, type RunData } from '../run-data/run-data.js';
 import { result, type Checker, type CheckResult } from './checker.js';
 
 interface Effect {

@@ -2,7 +2,7 @@
 // or deposed, the cluster moves its partitions and the ingress resends, so every op live during
 // that window must end within `maxMs` of the later of its invoke and the fault's injection —
 // however long the node itself stays down. Faults on links are left out (nothing fails over).
-import { runEndMs, type FaultWindow, type RunData } from '../runner/run-data.js';
+import { runEndMs, type FaultWindow, type RunData } from '../run-data/run-data.js';
 import { result, type Checker, type CheckResult } from './checker.js';
 import { clientOps, describeOp, ids, opsLiveIn, windowLabel } from './op-answers.js';
 

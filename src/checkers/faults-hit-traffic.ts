@@ -1,7 +1,7 @@
 // A fault that met no traffic proves nothing: every fault window must overlap a live client
 // op or see bytes move through one of the proxies it affects (toxiproxy_proxy_*_bytes_total
 // scraped from the Toxiproxy server's /metrics). Otherwise the run is inconclusive, never green.
-import { pairOps, runEndMs, type FaultWindow, type RunData } from '../runner/run-data.js';
+import { pairOps, runEndMs, type FaultWindow, type RunData } from '../run-data/run-data.js';
 import { result, type Checker, type CheckResult } from './checker.js';
 import { groupSeries, counterIncrease } from './series-math.js';
 

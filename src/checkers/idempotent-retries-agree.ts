@@ -1,6 +1,6 @@
 // A retry with the same idempotency key is the same invocation: every ok answer for one key
 // must carry the same invocation id and the same output.
-import { pairOps, type RunData } from '../runner/run-data.js';
+import { pairOps, type RunData } from '../run-data/run-data.js';
 import { result, type Checker, type CheckResult } from './checker.js';
 
 export function idempotentRetriesAgree(): Checker {

@@ -3,7 +3,7 @@
 // waits. For each counter key the run touched, some op on that key invoked after the final heal
 // (the runner's final reads count) must have been answered ok. A key with ops after the heal
 // and none answered is held; a key nobody asked after the heal is inconclusive.
-import { finalHealMs, pairOps, type RunData } from '../runner/run-data.js';
+import { finalHealMs, pairOps, type RunData } from '../run-data/run-data.js';
 import { result, type Checker, type CheckResult } from './checker.js';
 import { ids } from './op-answers.js';
 

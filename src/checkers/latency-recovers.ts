@@ -5,7 +5,7 @@
 // with its time open. Ops still unanswered that long past the recovery time wedge the window
 // too (a closed loop of stuck clients makes no new ops).
 // Windows with fewer than `minOps` ops and no stuck ones are not judged.
-import { runEndMs, type RunData } from '../runner/run-data.js';
+import { runEndMs, type RunData } from '../run-data/run-data.js';
 import { result, type Checker, type CheckResult } from './checker.js';
 import { clientOps, describeOp, ids, quantile, windowLabel } from './op-answers.js';
 

@@ -1,7 +1,7 @@
 // Where a leader was killed, paused, restarted or asked to transfer, leadership must have
 // moved: the controller's or a processor's leadership-change counter went up.
 import { metricNames } from '../protocol/names.js';
-import type { FaultWindow } from '../runner/run-data.js';
+import type { FaultWindow } from '../run-data/run-data.js';
 import type { Checker } from './checker.js';
 import { windowCounterChecker } from './window-counter-check.js';
 

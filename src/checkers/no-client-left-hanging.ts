@@ -3,7 +3,7 @@
 // still open at the deadline is hung, and so is one the client itself gave up on
 // (client_timeout): the server never answered it. The verdict lists each hung invocation id.
 // The runner's final reads (request.final) are not client traffic and are left out.
-import { finalHealMs, invocationIdOf, pairOps, runEndMs, type RunData } from '../runner/run-data.js';
+import { finalHealMs, invocationIdOf, pairOps, runEndMs, type RunData } from '../run-data/run-data.js';
 import { result, type Checker, type CheckResult } from './checker.js';
 
 export interface NoClientLeftHangingOptions {

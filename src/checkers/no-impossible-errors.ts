@@ -5,7 +5,7 @@
 // - a 500/502 for a call is an internal error the ingress should have resent through, since
 //   the cluster served calls again afterwards (failover happened). 503 (overload, retry) and
 //   504 (the client's own deadline) are honest answers and left to other checks.
-import type { RunData } from '../runner/run-data.js';
+import type { RunData } from '../run-data/run-data.js';
 import { result, type Checker, type CheckResult } from './checker.js';
 import { clientOps, describeOp, errorMessageOf, ids, statusOf } from './op-answers.js';
 

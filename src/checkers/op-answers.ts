@@ -1,6 +1,6 @@
 // Shared reading of client ops for the answer checks: which answers are errors, which are
 // impossible under the protocol, and which ops a fault window met.
-import { pairOps, runEndMs, type FaultWindow, type PairedOp, type RunData } from '../runner/run-data.js';
+import { pairOps, runEndMs, type FaultWindow, type PairedOp, type RunData } from '../run-data/run-data.js';
 
 /** Client ops, without the runner's final reads (they are not client traffic). */
 export function clientOps(run: RunData): PairedOp[] {

@@ -5,7 +5,7 @@
 // leader set seen in the series, with its time — so a stuck or doubly led partition reads as a
 // story (which node led when, and since when nobody does).
 import { metricNames } from '../protocol/names.js';
-import { finalHealMs, runEndMs, type RunData } from '../runner/run-data.js';
+import { finalHealMs, runEndMs, type RunData } from '../run-data/run-data.js';
 import { result, type Checker, type CheckResult } from './checker.js';
 
 export interface LeadershipChange {

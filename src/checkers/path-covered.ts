@@ -1,7 +1,7 @@
 // Coverage, not only outcomes: a suite that exists to exercise a rare path (fencing of stale
 // proposals, a step-down with requests pending) must show that the path ran — its counter
 // moved during the run — else its verdict is inconclusive, as faultsHitTraffic is for faults.
-import { runEndMs, type RunData } from '../runner/run-data.js';
+import { runEndMs, type RunData } from '../run-data/run-data.js';
 import { result, type Checker, type CheckResult } from './checker.js';
 import { counterIncrease, groupSeries } from './series-math.js';
 

@@ -4,7 +4,7 @@
 // the end state and is left out; no usable series at all is inconclusive. The end is the
 // deadline: samples after it (once the runner has aborted open client requests) are ignored.
 import { metricNames } from '../protocol/names.js';
-import { finalHealMs, type RunData, type SeriesSample } from '../runner/run-data.js';
+import { finalHealMs, type RunData, type SeriesSample } from '../run-data/run-data.js';
 import { result, type Checker, type CheckResult } from './checker.js';
 import { groupSeries } from './series-math.js';
 

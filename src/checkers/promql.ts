@@ -4,11 +4,12 @@
 //   suite expect: promql({ query, expect, at }) ─▶ runner evaluates `query` against the run's
 //   Prometheus before it stops (run.prometheus.evaluations) ─▶ check(run): pure comparison
 //
-// The checker stays pure: the runner does the I/O (it finds the queries through
-// `promqlQueryOf`) and stores Prometheus's answer in the run data; the check reads only that.
+// The checker stays pure: it declares its query (`Checker.promql`), the runner's Prometheus
+// observer evaluates every declared query and stores the answers in the run data
+// (run.prometheus.evaluations); the check reads only that.
 // A run without Prometheus is inconclusive, with the reason; a query Prometheus rejects as bad
 // PromQL is a fail (the suite is wrong); any other query error is inconclusive.
-import type { PromqlEvaluation, RunData } from '../runner/run-data.js';
+import type { PromqlEvaluation, PromqlQuery, RunData } from '../run-data/run-data.js';
 import { UsageError } from '../util/errors.js';
 import { result, type Checker, type CheckResult } from './checker.js';
 
@@ -39,22 +40,13 @@ export function limboMetricsIn(query: string): string[] {
   return [...new Set(names)];
 }
 
-export interface PromqlQuery {
-  query: string;
-  at: 'end' | 'range';
-}
+export type { PromqlQuery };
 
-// Symbol.for: a suite may load its own copy of this module (tsx), and must still be recognized.
-const QUERY = Symbol.for('limbo.promql');
 const SHOWN_SERIES = 20;
 
-interface PromqlChecker extends Checker {
-  readonly [QUERY]: PromqlQuery;
-}
-
-/** The query a PromQL checker needs evaluated, or undefined for any other checker. */
+/** The query a checker needs evaluated, or undefined for a checker that reads no PromQL. */
 export function promqlQueryOf(checker: Checker): PromqlQuery | undefined {
-  return (checker as Partial<PromqlChecker>)[QUERY];
+  return checker.promql;
 }
 
 export function promql(options: PromqlOptions): Checker {
@@ -76,10 +68,10 @@ export function promql(options: PromqlOptions): Checker {
     throw new UsageError("promql: at is 'end' or 'range'");
   const q: PromqlQuery = { query: options.query, at: options.at ?? 'end' };
   const name = options.name ?? `promql ${options.query}`;
-  const checker: PromqlChecker = {
+  const checker: Checker = {
     name,
     needs: options.needs ?? limboMetricsIn(options.query),
-    [QUERY]: q,
+    promql: q,
     check: (run) => judge(name, q, expect, run),
   };
   return checker;

@@ -8,7 +8,7 @@
 //   resends_total(t) ─┐ increase over [t, t+window] / window ─┐
 //   pending(t) ───────┴──────── max over the window (≥ 1) ────┴─▶ rate per pending request
 import { metricNames } from '../protocol/names.js';
-import { finalHealMs, runEndMs, type RunData, type SeriesSample } from '../runner/run-data.js';
+import { finalHealMs, runEndMs, type RunData, type SeriesSample } from '../run-data/run-data.js';
 import { result, type Checker, type CheckResult } from './checker.js';
 import { counterIncrease, groupSeries } from './series-math.js';
 

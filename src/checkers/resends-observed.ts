@@ -2,7 +2,7 @@
 // or the processor itself killed, paused, restarted or deposed), the fixed protocol must have
 // resent: limbo_ingress_resends_total moved during or shortly after the window.
 import { metricNames } from '../protocol/names.js';
-import type { FaultWindow } from '../runner/run-data.js';
+import type { FaultWindow } from '../run-data/run-data.js';
 import type { Checker } from './checker.js';
 import { windowCounterChecker } from './window-counter-check.js';
 

@@ -1,6 +1,6 @@
 // Helpers over scraped series for checkers: grouping samples into series and the increase of a
 // counter over a time range (resets, e.g. after a restart, count from zero like PromQL's).
-import type { SeriesSample } from '../runner/run-data.js';
+import type { SeriesSample } from '../run-data/run-data.js';
 
 export function seriesKey(s: Pick<SeriesSample, 'service' | 'name' | 'labels'>): string {
   const labels = Object.keys(s.labels)

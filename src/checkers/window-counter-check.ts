@@ -1,7 +1,7 @@
 // Shared shape of "this counter must have moved around each relevant fault window":
 // resendsObserved and leadershipChanged. A window counts from its injection to `graceMs`
 // after its heal (the system reacts after a heal too, e.g. a restart announces a leader).
-import { runEndMs, type FaultWindow, type RunData } from '../runner/run-data.js';
+import { runEndMs, type FaultWindow, type RunData } from '../run-data/run-data.js';
 import { result, type Checker, type CheckResult } from './checker.js';
 import { groupSeries, totalIncrease } from './series-math.js';
 

@@ -5,6 +5,7 @@ import { exploreCommand } from './explore.js';
 import { proxyCommand } from './proxy.js';
 import { runCommand } from './run.js';
 import { serveCommand } from './serve.js';
+import { soakCommand } from './soak.js';
 import { traceCommand } from './trace.js';
 import { upCommand } from './up.js';
 
@@ -14,6 +15,7 @@ export const commands: Command[] = [
   traceCommand,
   exploreCommand,
   detectCommand,
+  soakCommand,
   proxyCommand,
   serveCommand,
 ];

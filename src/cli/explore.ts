@@ -4,7 +4,7 @@
 import { relative } from 'node:path';
 import { explore } from '../explore/explore.js';
 import { exploreFaultKinds, type ExploreFaultKind } from '../explore/plan.js';
-import { writeSeedFile } from '../explore/seed-file.js';
+import { writeSeedFile } from '../runner/seed-file.js';
 import { runSuite } from '../runner/run-suite.js';
 import { progressPrinter } from './progress.js';
 import { createCleanup } from '../runtime/cleanup.js';
@@ -54,6 +54,13 @@ const options = {
     max: 20,
     description: 're-runs of the shrunk schedule (one that passes makes the seed timing-dependent)',
   },
+  parallel: {
+    type: 'int',
+    default: 1,
+    min: 1,
+    max: 8,
+    description: 'schedules explored side by side, each on its own topology (same results as 1)',
+  },
   seedsDir: { type: 'string', default: 'seeds', description: 'where failing schedules are saved' },
   out: outOption,
   toxiproxyUrl: toxiproxyUrlOption,
@@ -89,6 +96,11 @@ export const exploreCommand: Command = {
     process.stdout.write(
       `seed ${seed} (replay the whole search: npx limbo explore --target ${o.target} --seed ${seed} --runs ${o.runs})\n`,
     );
+    // One Ctrl-C handler for the whole search: it stops every slot's run, then exits.
+    const search = createCleanup();
+    const uninstall = search.installSignalHandlers((signal) =>
+      process.stderr.write(`\n${signal}: stopping the exploration, cleaning up…\n`),
+    );
     const result = await explore({
       targetName: o.target,
       seed,
@@ -102,12 +114,11 @@ export const exploreCommand: Command = {
       confirmRuns: o.confirmRuns,
       write: (line) => process.stdout.write(line + '\n'),
       save: (s) => relative(process.cwd(), writeSeedFile(o.seedsDir, s)) || o.seedsDir,
-      runOne: async (suite, runSeed) => {
+      parallel: o.parallel,
+      runOne: async (suite, runSeed, slot) => {
         const cleanup = createCleanup();
-        const uninstall = cleanup.installSignalHandlers((signal) =>
-          process.stderr.write(`\n${signal}: stopping the exploration, cleaning up…\n`),
-        );
-        const progress = progressPrinter();
+        const unregister = search.add(`run ${suite.name}`, () => cleanup.runAll());
+        const progress = progressPrinter(process.stderr, 5000, o.parallel > 1 ? `[slot ${slot + 1}] ` : '');
         try {
           return await runSuite(suite, {
             target,
@@ -121,11 +132,12 @@ export const exploreCommand: Command = {
           });
         } finally {
           progress.done();
-          uninstall();
+          unregister();
           await cleanup.runAll();
         }
       },
     });
+    uninstall();
     const failing = result.runs.filter((r) => r.failed.length > 0).length;
     process.stdout.write(
       `\nexplored ${result.runs.length} schedule(s)${result.stoppedBy === 'budget' ? ' (budget ran out)' : ''}: ${failing} failed\n`,

@@ -15,19 +15,24 @@ export interface ProgressPrinter {
   done: () => void;
 }
 
+/**
+ * `prefix` labels every line (explore's slots); with one, lines are never rewritten in place,
+ * since several printers share the terminal.
+ */
 export function progressPrinter(
   stream: NodeJS.WriteStream = process.stderr,
   everyMs = 5000,
+  prefix = '',
 ): ProgressPrinter {
-  const tty = stream.isTTY === true;
+  const tty = stream.isTTY === true && prefix === '';
   let lastLine = 0;
   return {
-    onLog: (line) => stream.write(`${tty ? '\r\x1b[K' : ''}  ${line}\n`),
+    onLog: (line) => stream.write(`${tty ? '\r\x1b[K' : ''}${prefix}  ${line}\n`),
     onProgress: (p) => {
       if (tty) stream.write(`\r\x1b[K${formatProgress(p)}`);
       else if (p.elapsedMs - lastLine >= everyMs || p.phase === 'done') {
         lastLine = p.elapsedMs;
-        stream.write(formatProgress(p) + '\n');
+        stream.write(prefix + formatProgress(p) + '\n');
       }
     },
     done: () => {

@@ -1,5 +1,6 @@
-// `limbo proxy [--host H] [--port P]`: the embedded Toxiproxy-compatible server on its own,
-// a drop-in for `toxiproxy-server`. Prints the ready line, stops on SIGINT / SIGTERM.
+// `limbo proxy [--host H] [--port P] [--seed N]`: the embedded Toxiproxy-compatible server
+// on its own, a drop-in for `toxiproxy-server`. Prints the ready line, stops on SIGINT /
+// SIGTERM. `--seed` (an extension) makes toxicity draws reproducible.
 import { runUntilStopped } from '../util/signals.js';
 import type { Command } from './command.js';
 import { exitCodes } from './command.js';
@@ -24,10 +25,19 @@ const options = {
     env: 'LIMBO_PROXY_PORT',
     description: 'port of the HTTP API (0 = any free)',
   },
+  seed: {
+    type: 'int',
+    min: 0,
+    max: 4294967295,
+    env: 'LIMBO_PROXY_SEED',
+    description: 'draw toxicity (and packet_loss) from this seed, for replays (default: unseeded, as 2.12)',
+  },
 } satisfies OptionSpecs;
 
 const description =
-  'Runs the embedded Toxiproxy-compatible server (HTTP API of Toxiproxy 2.12.0, plus /metrics).';
+  'Runs the embedded Toxiproxy-compatible server (HTTP API of Toxiproxy 2.12.0, plus /metrics).\n' +
+  'Extensions a 2.12 client never sees unless it asks: --seed, toxics in POST /populate,\n' +
+  'GET /events, connection and toxic counters on /metrics, the packet_loss toxic (docs/proxy.md).';
 
 export const proxyCommand: Command = {
   name: 'proxy',
@@ -43,6 +53,7 @@ export const proxyCommand: Command = {
     const server = await startToxiproxyServer({
       host: parsed.options.host,
       port: parsed.options.port,
+      ...(parsed.options.seed !== undefined ? { seed: parsed.options.seed } : {}),
       logger,
     });
     process.stdout.write(
@@ -53,7 +64,8 @@ export const proxyCommand: Command = {
         addresses: { api: server.url, metrics: server.metricsUrl },
       }) + '\n',
     );
-    process.stdout.write(`limbo proxy: Toxiproxy API on ${server.url} (Ctrl-C to stop)\n`);
+    const seeded = parsed.options.seed !== undefined ? `, seed ${parsed.options.seed}` : '';
+    process.stdout.write(`limbo proxy: Toxiproxy API on ${server.url}${seeded} (Ctrl-C to stop)\n`);
     await runUntilStopped(() => server.stop());
     return exitCodes.pass;
   },

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promqlQueryOf } from '../checkers/promql.js';
 import type { RunSuiteOptions } from '../runner/run-suite.js';
 import type { Suite } from '../runner/suite.js';
-import { prometheusAvailable } from '../telemetry/prometheus-server.js';
+import { prometheusAvailable } from '../observe/prometheus-server.js';
 import { UsageError } from '../util/errors.js';
 
 export interface RunPrometheusChoice {

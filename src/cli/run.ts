@@ -5,14 +5,12 @@
 import { relative } from 'node:path';
 import { combineVerdicts, type Verdict } from '../checkers/checker.js';
 import { loadSuites } from '../runner/load-suites.js';
-import { documentedVerdict, skipReasonFor, type DocumentedVerdict } from '../runner/suite.js';
-import { runSuite } from '../runner/run-suite.js';
-import { createCleanup } from '../runtime/cleanup.js';
+import { runSuites, undocumentedVerdicts } from '../runner/run-suites.js';
 import { createTarget } from '../targets/registry.js';
 import { UsageError } from '../util/errors.js';
 import { formatHelp, parseOptions } from '../util/options.js';
 import { randomSeed } from '../util/random.js';
-import type { VerdictFile } from '../report/write-report.js';
+import type { VerdictFile } from '../run-data/verdict.js';
 import type { Command } from './command.js';
 import { exitCodes } from './command.js';
 import { progressPrinter } from './progress.js';
@@ -78,57 +76,12 @@ export function summaryTable(verdicts: readonly VerdictFile[]): string {
   return out;
 }
 
-export type { DocumentedVerdict };
-
-/** The check a suite skipped on a target reports (suite.skipOn / onlyOn). */
-export const SKIPPED_CHECK = 'targetSupported';
-
-const wasSkipped = (v: VerdictFile): boolean =>
-  v.checks.some((c) => c.name === SKIPPED_CHECK && c.skipped !== undefined);
-
-/** The verdicts that differ from what their suite documents for the target (in run order). */
-export function undocumentedVerdicts(
-  verdicts: readonly VerdictFile[],
-  documented: readonly { suite: string; expected: DocumentedVerdict }[],
-): VerdictFile[] {
-  return verdicts.filter((v, i) => {
-    const expected = documented[i]?.expected;
-    if (expected === 'skipped') return !wasSkipped(v);
-    if (wasSkipped(v)) return true;
-    return expected === 'either' ? v.verdict !== 'pass' && v.verdict !== 'fail' : v.verdict !== expected;
-  });
-}
-
-/** The verdict of a suite not run on a target: inconclusive, one skipped check with the reason. */
-export function skippedVerdict(
-  suite: string,
-  target: string,
-  seed: number,
-  replay: string,
-  reason: string,
-): VerdictFile {
-  return {
-    suite,
-    target,
-    seed,
-    verdict: 'inconclusive',
-    startedAt: new Date().toISOString(),
-    durationMs: 0,
-    ops: { total: 0, ok: 0, fail: 0, info: 0, open: 0 },
-    faults: 0,
-    checks: [
-      {
-        name: SKIPPED_CHECK,
-        verdict: 'inconclusive',
-        summary: `not run on ${target}: ${reason}`,
-        evidence: { details: { reason } },
-        skipped: reason,
-      },
-    ],
-    replay,
-    runErrors: [],
-  };
-}
+export {
+  SKIPPED_CHECK,
+  skippedVerdict,
+  undocumentedVerdicts,
+  type DocumentedVerdict,
+} from '../runner/run-suites.js';
 
 export const runCommand: Command = {
   name: 'run',
@@ -153,67 +106,36 @@ export const runCommand: Command = {
       suites.map((s) => s.suite),
     );
     process.stdout.write(`prometheus ${prometheus.summary}\n`);
-    const verdicts: VerdictFile[] = [];
-    const documented: { suite: string; expected: DocumentedVerdict }[] = [];
-    for (const { file, suite } of suites) {
-      const skipReason = skipReasonFor(suite, o.target);
-      documented.push({ suite: suite.name, expected: documentedVerdict(suite, o.target) });
-      const shown = relative(process.cwd(), file) || file;
-      const suiteSeed = suite.seed ?? seed;
-      const onRuntime = o.runtime === 'local' ? '' : ` --runtime ${o.runtime}`;
-      const replay = `npx limbo run ${shown} --target ${o.target}${onRuntime}${suite.seed === undefined ? ` --seed ${seed}` : ''}`;
-      process.stdout.write(`\n== ${suite.name}: ${suite.why}\n`);
-      if (skipReason !== undefined) {
-        const skipped = skippedVerdict(suite.name, o.target, seed, replay, skipReason);
-        verdicts.push(skipped);
-        process.stdout.write(formatVerdict(skipped) + '\n');
-        continue;
-      }
-      const cleanup = createCleanup();
-      const uninstall = cleanup.installSignalHandlers((signal) =>
-        process.stderr.write(`\n${signal}: stopping ${suite.name}, cleaning up…\n`),
-      );
-      const progress = progressPrinter();
-      try {
-        const res = await runSuite(suite, {
-          target,
-          seed: suiteSeed,
-          outRoot: o.out,
-          replay,
-          cleanup,
-          ...(o.toxiproxyUrl !== undefined ? { toxiproxyUrl: o.toxiproxyUrl } : {}),
-          ...prometheus.runOptions,
-          onLog: progress.onLog,
-          onProgress: progress.onProgress,
-        });
-        progress.done();
-        verdicts.push(res.verdict);
-        process.stdout.write(formatVerdict(res.verdict) + `\n  run directory: ${res.runDir}\n`);
-        if (res.verdict.verdict !== 'pass') process.stdout.write(`  replay: ${replay}\n`);
-        if (res.verdict.verdict === 'fail' && suite.expectedToFailOn.includes(o.target))
-          process.stdout.write(`  (expected: this suite documents that ${o.target} fails it)\n`);
-      } catch (err) {
-        if (err instanceof UsageError) throw err;
-        const message = err instanceof Error ? err.message : String(err);
-        process.stdout.write(`${suite.name}: the run itself failed: ${message}\n  replay: ${replay}\n`);
-        verdicts.push({
-          suite: suite.name,
-          target: o.target,
-          seed: suiteSeed,
-          verdict: 'fail',
-          startedAt: new Date().toISOString(),
-          durationMs: 0,
-          ops: { total: 0, ok: 0, fail: 0, info: 0, open: 0 },
-          faults: 0,
-          checks: [],
-          replay,
-          runErrors: [message],
-        });
-      } finally {
-        uninstall();
-        await cleanup.runAll();
-      }
-    }
+    const { verdicts, documented } = await runSuites({
+      target,
+      suites,
+      seed,
+      runOptions: {
+        outRoot: o.out,
+        ...(o.toxiproxyUrl !== undefined ? { toxiproxyUrl: o.toxiproxyUrl } : {}),
+        ...prometheus.runOptions,
+      },
+      replayOf: (file, suite) => {
+        const shown = relative(process.cwd(), file) || file;
+        const onRuntime = o.runtime === 'local' ? '' : ` --runtime ${o.runtime}`;
+        return `npx limbo run ${shown} --target ${o.target}${onRuntime}${suite.seed === undefined ? ` --seed ${seed}` : ''}`;
+      },
+      hooks: {
+        onSuiteStart: (suite) => process.stdout.write(`\n== ${suite.name}: ${suite.why}\n`),
+        onSkipped: (v) => process.stdout.write(formatVerdict(v) + '\n'),
+        onRunFailed: (v, message) =>
+          process.stdout.write(`${v.suite}: the run itself failed: ${message}\n  replay: ${v.replay}\n`),
+        onSignal: (suite, signal) =>
+          process.stderr.write(`\n${signal}: stopping ${suite.name}, cleaning up…\n`),
+        progress: () => progressPrinter(),
+        onVerdict: (res, suite) => {
+          process.stdout.write(formatVerdict(res.verdict) + `\n  run directory: ${res.runDir}\n`);
+          if (res.verdict.verdict !== 'pass') process.stdout.write(`  replay: ${res.verdict.replay}\n`);
+          if (res.verdict.verdict === 'fail' && suite.expectedToFailOn.includes(o.target))
+            process.stdout.write(`  (expected: this suite documents that ${o.target} fails it)\n`);
+        },
+      },
+    });
     process.stdout.write('\n' + summaryTable(verdicts));
     process.stdout.write(`seed ${seed}\n`);
     if (o.expectDocumented) {

@@ -7,9 +7,9 @@ import { exitCodes } from './command.js';
 import { formatHelp, parseOptions, type OptionSpecs } from '../util/options.js';
 import { UsageError } from '../util/errors.js';
 import { renderWaterfall, type FaultWindowLike } from '../report/waterfall.js';
-import type { SpanRecord } from '../telemetry/otlp-receiver.js';
-import { readSpansJsonl } from '../report/write-report-html.js';
-import type { FaultWindow, PhaseTimes } from '../runner/run-data.js';
+import type { SpanRecord } from '../run-data/spans.js';
+import { readSpansJsonl } from '../run-data/spans.js';
+import type { FaultWindow, PhaseTimes } from '../run-data/run-data.js';
 
 const options = {
   run: { type: 'string', default: 'runs/latest', description: 'run directory to read', env: false },

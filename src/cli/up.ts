@@ -8,7 +8,7 @@
 // up.json tells users and tools where everything is: the ingress URLs, the Toxiproxy API
 // and its proxy per link, every service's metrics URL and the Prometheus / Grafana / trace
 // URLs — null, with the reason in `notStarted`, for what could not be started here.
-import { createWriteStream, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from './command.js';
@@ -16,10 +16,9 @@ import { exitCodes } from './command.js';
 import { createCleanup } from '../runtime/cleanup.js';
 import type { RuntimeChoice } from '../runtime/service-runtime.js';
 import { chooseRuntime, dockerRunOptions } from './docker-options.js';
-import { createRunnerMetrics } from '../runner/runner-metrics.js';
+import { startTestbed } from '../runner/testbed.js';
 import { createTarget } from '../targets/registry.js';
-import { startOtlpReceiver } from '../telemetry/otlp-receiver.js';
-import { prometheusAvailable, startPrometheus } from '../telemetry/prometheus-server.js';
+import { prometheusAvailable, startPrometheus } from '../observe/prometheus-server.js';
 import { formatHelp, parseOptions, type OptionSpecs } from '../util/options.js';
 import { UsageError } from '../util/errors.js';
 import { waitForStopSignal } from '../util/signals.js';
@@ -116,41 +115,25 @@ export const upCommand: Command = {
       } else if (otlpEndpoint === undefined)
         notStarted['traces'] =
           'a trace backend container runs only with --runtime docker; spans go to the built-in receiver';
-      if (otlpEndpoint === undefined) {
-        spansFile = join(runDir, 'spans.jsonl');
-        const out = createWriteStream(spansFile, { flags: 'w' });
-        const receiver = await startOtlpReceiver({
-          maxSpans: 0,
-          onSpans: (spans) => {
-            for (const s of spans) out.write(JSON.stringify(s) + '\n');
-          },
-        });
-        cleanup.add('otlp receiver', async () => {
-          await receiver.stop();
-          await new Promise<void>((r) => out.end(() => r()));
-        });
-        otlpEndpoint = receiver.url;
-      }
-      const serviceEnv: NodeJS.ProcessEnv = { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint };
       say(`starting ${o.target}: ${o.processors} processors, ${o.partitions} partitions…`);
-      const started = await target.start(
-        { processors: o.processors, partitions: o.partitions },
-        {
-          runDir,
-          env: serviceEnv,
-          ...(o.toxiproxyUrl !== undefined ? { toxiproxyUrl: o.toxiproxyUrl } : {}),
-        },
-      );
-      cleanup.add(`target ${started.name}`, () => started.stop());
-      const runner = await createRunnerMetrics(() => 0).serve();
-      cleanup.add('runner /metrics', () => runner.stop());
-      const metrics: Record<string, string> = { runner: runner.url, ...started.extraMetricsUrls() };
+      const testbed = await startTestbed({
+        target,
+        topology: { processors: o.processors, partitions: o.partitions },
+        runDir,
+        trace: otlpEndpoint !== undefined ? { otlpEndpoint } : true,
+        env,
+        ...(o.toxiproxyUrl !== undefined ? { toxiproxyUrl: o.toxiproxyUrl } : {}),
+        cleanup,
+      });
+      const started = testbed.target;
+      otlpEndpoint = testbed.spans.otlpEndpoint ?? '';
+      spansFile = testbed.spans.spansFile ?? null;
+      const metrics: Record<string, string> = {};
+      for (const [name, url] of Object.entries(testbed.metricsEndpoints()))
+        if (url !== undefined) metrics[name] = url;
       const services: UpFile['services'] = {};
-      for (const s of started.services.values()) {
-        const url = s.metricsUrl();
-        if (url !== undefined) metrics[s.name] = url;
-        services[s.name] = { role: s.role, pid: s.pid() ?? null, metrics: url ?? null };
-      }
+      for (const s of started.services.values())
+        services[s.name] = { role: s.role, pid: s.pid() ?? null, metrics: s.metricsUrl() ?? null };
       let prometheusUrl: string | null = null;
       const rules = alertRulesFile();
       const scrapeTargets = Object.entries(metrics).map(([job, url]) => ({ job, url }));

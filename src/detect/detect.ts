@@ -10,14 +10,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CheckResult } from '../checkers/checker.js';
 import { escapeHtml } from '../report/html-escape.js';
-import type { VerdictFile } from '../report/write-report.js';
+import type { VerdictFile } from '../run-data/verdict.js';
 import type { LoadedSuite } from '../runner/load-suites.js';
 import { runSuite, type Progress, type RunSuiteOptions } from '../runner/run-suite.js';
 import { skipReasonFor } from '../runner/suite.js';
 import { createCleanup } from '../runtime/cleanup.js';
 import type { RuntimeChoice } from '../runtime/service-runtime.js';
-import { bugInfo, type BugName } from '../services/bugs.js';
-import { BUG_TARGET_PREFIX, createTarget } from '../targets/registry.js';
+import { BUG_TARGET_PREFIX, bugInfo, createTarget, type BugName } from '../targets/registry.js';
 
 export interface DetectOptions {
   suites: readonly LoadedSuite[];

@@ -8,7 +8,7 @@
 import type { SuiteRunResult } from '../runner/run-suite.js';
 import { defineSuite, type Suite } from '../runner/suite.js';
 import type { Topology } from '../targets/target.js';
-import { createRandom } from '../util/random.js';
+import { createRandom, type Random } from '../util/random.js';
 import type { WorkloadSpec } from '../workload/workload.js';
 import {
   describePlanned,
@@ -17,7 +17,7 @@ import {
   type ExploreFaultKind,
   type PlannedFault,
 } from './plan.js';
-import { checkersOf, type SeedCheck, type SeedFile } from './seed-file.js';
+import { checkersOf, type SeedCheck, type SeedFile } from '../runner/seed-file.js';
 import { shrinkSchedule } from './shrink.js';
 
 export const exploreChecks = (withinMsAfterHeal: number): SeedCheck[] => [
@@ -44,8 +44,10 @@ export interface ExploreOptions {
   convergeMs: number;
   shrinkRuns: number;
   confirmRuns: number;
-  /** Runs one suite with a seed (the CLI wires runSuite with progress and cleanup). */
-  runOne: (suite: Suite, seed: number) => Promise<SuiteRunResult>;
+  /** Schedules explored side by side, each on its own topology (default 1). */
+  parallel?: number;
+  /** Runs one suite with a seed in a slot (the CLI wires runSuite with progress and cleanup). */
+  runOne: (suite: Suite, seed: number, slot: number) => Promise<SuiteRunResult>;
   /** Saves a found seed file; returns its path. */
   save: (seed: SeedFile) => string;
   write: (line: string) => void;
@@ -83,67 +85,106 @@ export function exploreSuite(name: string, planned: readonly PlannedFault[], o: 
   });
 }
 
+/**
+ * Explores `runs` random schedules, `parallel` at a time (each slot runs a schedule, and its
+ * shrinking and confirmations, on its own topology). Schedule i is drawn from the seed's fork
+ * `run-i`, so what runs, and how each failure shrinks, does not depend on the parallelism;
+ * results are reported in schedule order.
+ */
 export async function explore(o: ExploreOptions): Promise<ExploreResult> {
   const now = o.nowMs ?? (() => Date.now());
   const started = now();
   const random = createRandom(o.seed);
-  const runs: ExploreRun[] = [];
-  const found: string[] = [];
-  for (let i = 0; i < o.runs; i++) {
-    if (now() - started >= o.budgetMs) return { runs, found, stoppedBy: 'budget' };
-    const r = random.fork(`run-${i}`);
-    const seed = r.int(0x100000000);
-    const planned = generateSchedule(r.fork('schedule'), {
-      topology: exploreTopology,
-      chaosMs: o.chaosMs,
-      maxFaults: o.maxFaults,
-      kinds: o.kinds,
-    });
-    const name = `explore-${o.targetName.replace(/[^A-Za-z0-9]+/g, '-')}-${seed}`;
-    o.write(`\nrun ${i + 1}/${o.runs} seed ${seed}: ${planned.map(describePlanned).join('; ')}`);
-    const res = await o.runOne(exploreSuite(name, planned, o), seed);
-    const failed = failedChecks(res);
-    runs.push({ seed, schedule: planned, verdict: res.verdict.verdict, failed, runDir: res.runDir });
-    o.write(
-      `run ${i + 1}: ${res.verdict.verdict}${failed.length ? ` (${failed.join(', ')} failed)` : ''}  ${res.runDir}`,
-    );
-    if (failed.length === 0) continue;
-
-    const stillFails = async (candidate: PlannedFault[]): Promise<boolean> => {
-      const again = await o.runOne(exploreSuite(name, candidate, o), seed);
-      return failedChecks(again).some((c) => failed.includes(c));
-    };
-    const shrunk = await shrinkSchedule(planned, stillFails, o.shrinkRuns, (m) => o.write(`  ${m}`));
-    let confirmed = 0;
-    for (let c = 0; c < o.confirmRuns; c++) {
-      const ok = await stillFails(shrunk.planned);
-      if (ok) confirmed++;
-      o.write(`  confirm ${c + 1}/${o.confirmRuns}: ${ok ? 'fails again' : 'passed this time'}`);
+  const parallel = Math.max(1, Math.min(o.parallel ?? 1, o.runs));
+  const done: ({ run: ExploreRun; found?: string } | undefined)[] = [];
+  let next = 0;
+  let stoppedBy: ExploreResult['stoppedBy'] = 'runs';
+  const slot = async (k: number): Promise<void> => {
+    for (;;) {
+      if (next >= o.runs) return;
+      if (now() - started >= o.budgetMs) {
+        stoppedBy = 'budget';
+        return;
+      }
+      const i = next++;
+      done[i] = await exploreOne(i, k, random.fork(`run-${i}`), o, parallel > 1 ? `[slot ${k + 1}] ` : '');
     }
-    const seedFile: SeedFile = {
-      kind: 'limbo-seed',
-      version: 1,
-      name,
-      why: `Found by limbo explore on ${o.targetName}: ${failed.join(', ')} failed under ${shrunk.planned.map(describePlanned).join('; ')}`,
-      foundOn: o.targetName,
-      foundAt: new Date().toISOString(),
-      seed,
-      topology: exploreTopology,
-      workload: exploreWorkload,
-      chaosMs: o.chaosMs,
-      convergeMs: o.convergeMs,
-      schedule: shrunk.planned,
-      expect: exploreChecks(o.convergeMs),
-      failed,
-      expectedToFailOn: [o.targetName],
-      // A failure that did not reproduce on every confirmation depends on timing.
-      timingDependentOn: confirmed < o.confirmRuns ? [o.targetName] : [],
-    };
-    const file = o.save(seedFile);
-    found.push(file);
-    o.write(
-      `  saved ${file} (${shrunk.planned.length} of ${planned.length} faults, ${shrunk.runs} shrink runs, confirmed ${confirmed}/${o.confirmRuns})`,
-    );
+  };
+  await Promise.all(Array.from({ length: parallel }, (_, k) => slot(k)));
+  const finished = done.filter((d): d is { run: ExploreRun; found?: string } => d !== undefined);
+  return {
+    runs: finished.map((d) => d.run),
+    found: finished.flatMap((d) => (d.found !== undefined ? [d.found] : [])),
+    stoppedBy,
+  };
+}
+
+/** One schedule: run it; if it fails, shrink it, confirm it and save it as a seed file. */
+async function exploreOne(
+  i: number,
+  slot: number,
+  r: Random,
+  o: ExploreOptions,
+  prefix: string,
+): Promise<{ run: ExploreRun; found?: string }> {
+  const write = (line: string): void =>
+    o.write(line.startsWith('\n') ? `\n${prefix}${line.slice(1)}` : prefix + line);
+  const seed = r.int(0x100000000);
+  const planned = generateSchedule(r.fork('schedule'), {
+    topology: exploreTopology,
+    chaosMs: o.chaosMs,
+    maxFaults: o.maxFaults,
+    kinds: o.kinds,
+  });
+  const name = `explore-${o.targetName.replace(/[^A-Za-z0-9]+/g, '-')}-${seed}`;
+  write(`\nrun ${i + 1}/${o.runs} seed ${seed}: ${planned.map(describePlanned).join('; ')}`);
+  const res = await o.runOne(exploreSuite(name, planned, o), seed, slot);
+  const failed = failedChecks(res);
+  const run: ExploreRun = {
+    seed,
+    schedule: planned,
+    verdict: res.verdict.verdict,
+    failed,
+    runDir: res.runDir,
+  };
+  write(
+    `run ${i + 1}: ${res.verdict.verdict}${failed.length ? ` (${failed.join(', ')} failed)` : ''}  ${res.runDir}`,
+  );
+  if (failed.length === 0) return { run };
+
+  const stillFails = async (candidate: PlannedFault[]): Promise<boolean> => {
+    const again = await o.runOne(exploreSuite(name, candidate, o), seed, slot);
+    return failedChecks(again).some((c) => failed.includes(c));
+  };
+  const shrunk = await shrinkSchedule(planned, stillFails, o.shrinkRuns, (m) => write(`  ${m}`));
+  let confirmed = 0;
+  for (let c = 0; c < o.confirmRuns; c++) {
+    const ok = await stillFails(shrunk.planned);
+    if (ok) confirmed++;
+    write(`  confirm ${c + 1}/${o.confirmRuns}: ${ok ? 'fails again' : 'passed this time'}`);
   }
-  return { runs, found, stoppedBy: 'runs' };
+  const seedFile: SeedFile = {
+    kind: 'limbo-seed',
+    version: 1,
+    name,
+    why: `Found by limbo explore on ${o.targetName}: ${failed.join(', ')} failed under ${shrunk.planned.map(describePlanned).join('; ')}`,
+    foundOn: o.targetName,
+    foundAt: new Date().toISOString(),
+    seed,
+    topology: exploreTopology,
+    workload: exploreWorkload,
+    chaosMs: o.chaosMs,
+    convergeMs: o.convergeMs,
+    schedule: shrunk.planned,
+    expect: exploreChecks(o.convergeMs),
+    failed,
+    expectedToFailOn: [o.targetName],
+    // A failure that did not reproduce on every confirmation depends on timing.
+    timingDependentOn: confirmed < o.confirmRuns ? [o.targetName] : [],
+  };
+  const file = o.save(seedFile);
+  write(
+    `  saved ${file} (${shrunk.planned.length} of ${planned.length} faults, ${shrunk.runs} shrink runs, confirmed ${confirmed}/${o.confirmRuns})`,
+  );
+  return { run, found: file };
 }

@@ -3,18 +3,12 @@
 // (the same names suites use), when it starts and how long it lasts.
 //
 //   random ─▶ generateSchedule ─▶ PlannedFault[] ─▶ toScheduleEntries ─▶ ScheduleEntry[] (runner)
-import { createFault, type FaultParams } from '../faults/registry.js';
-import type { ScheduleEntry } from '../faults/schedule.js';
+import type { PlannedFault } from '../faults/planned.js';
 import { linkNames } from '../targets/reference.js';
 import type { Topology } from '../targets/target.js';
 import type { Random } from '../util/random.js';
 
-export interface PlannedFault {
-  atMs: number;
-  forMs: number;
-  fault: string;
-  params: FaultParams;
-}
+export { describePlanned, toScheduleEntries, type PlannedFault } from '../faults/planned.js';
 
 /** The fault kinds explore draws from; each can be healed and is survivable by a correct cluster. */
 export const exploreFaultKinds = [
@@ -110,23 +104,4 @@ export function generateSchedule(random: Random, o: GenerateOptions): PlannedFau
     i++;
   }
   return planned.sort((a, b) => a.atMs - b.atMs);
-}
-
-export function toScheduleEntries(planned: readonly PlannedFault[]): ScheduleEntry[] {
-  return planned.map((p) => ({ atMs: p.atMs, forMs: p.forMs, fault: createFault(p.fault, p.params) }));
-}
-
-export function describePlanned(p: PlannedFault): string {
-  const on = p.params.on;
-  const where =
-    on === undefined
-      ? `partition ${String(p.params['partition'])}`
-      : typeof on === 'string'
-        ? on
-        : `leaderOf(${String((on as { partition?: unknown }).partition)})`;
-  const extra = Object.entries(p.params)
-    .filter(([k]) => k !== 'on' && k !== 'partition')
-    .map(([k, v]) => `${k}=${String(v)}`)
-    .join(' ');
-  return `${(p.atMs / 1000).toFixed(1)}s +${(p.forMs / 1000).toFixed(1)}s ${p.fault} ${where}${extra ? ` ${extra}` : ''}`;
 }

@@ -3,6 +3,7 @@
 // of one injection travels in `Injected`. Selectors (leaderOf, link) are resolved at inject time.
 import type { Toxiproxy } from 'toxiproxy-node-client';
 import type { StartedTarget } from '../targets/target.js';
+import { LimboError } from '../util/errors.js';
 import type { Random } from '../util/random.js';
 
 export interface FaultContext {
@@ -28,12 +29,9 @@ export interface Fault {
   heal(ctx: FaultContext, injected: Injected): Promise<void>;
 }
 
-export class FaultError extends Error {
-  constructor(
-    readonly code: 'E_FAULT_TARGET' | 'E_FAULT_UNKNOWN',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'FaultError';
+export class FaultError extends LimboError {
+  declare readonly code: 'E_FAULT_TARGET' | 'E_FAULT_UNKNOWN';
+  constructor(code: 'E_FAULT_TARGET' | 'E_FAULT_UNKNOWN', message: string) {
+    super(code, message);
   }
 }

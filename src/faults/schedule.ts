@@ -7,7 +7,7 @@
 //                                   finalHeal ─▶ heal all still injected
 import type { Clock } from '../util/clock.js';
 import { parseDurationMs, type Duration } from '../util/duration.js';
-import type { FaultWindow } from '../runner/run-data.js';
+import type { FaultWindow } from '../run-data/run-data.js';
 import type { Fault, FaultContext, Injected } from './fault.js';
 import { bounded } from '../util/bounded.js';
 

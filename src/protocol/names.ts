@@ -42,3 +42,10 @@ export type ResendReason = 'timeout' | 'connection_lost' | 'not_leader' | 'lost_
 
 export const serviceRoles = ['log', 'processor', 'ingress'] as const;
 export type ServiceRole = (typeof serviceRoles)[number];
+
+/** The ingress ↔ processor protocol: `rpc` (request/response with resends, the fix) or `legacy` (fire-and-forget notifications, the seed bug). */
+export type Protocol = 'rpc' | 'legacy';
+
+/** The reference ingress's HTTP headers: the invocation id (client-chosen or assigned) and the trace id of an answer. */
+export const INVOCATION_ID_HEADER = 'x-limbo-invocation-id';
+export const TRACE_ID_HEADER = 'x-limbo-trace-id';

@@ -4,6 +4,7 @@
 //
 // Every record a leader proposes carries (epoch, seq). On apply, a proposal whose epoch
 // is older than the last announced one is dropped, so a deposed leader cannot write.
+import { LimboError } from '../util/errors.js';
 
 export interface Proposal {
   /** Leader epoch of the proposer. */
@@ -61,8 +62,10 @@ export function encodeRecord(record: LogRecord): Buffer {
   return Buffer.from(JSON.stringify(record), 'utf8');
 }
 
-export class RecordDecodeError extends Error {
-  readonly code = 'E_RECORD_DECODE';
+export class RecordDecodeError extends LimboError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('E_RECORD_DECODE', message, options);
+  }
 }
 
 export function decodeRecord(bytes: Buffer): LogRecord {

@@ -1,19 +1,35 @@
 // The Toxiproxy HTTP API (2.12.0) over a ProxyCollection, plus GET /metrics.
 //
-//   request ─▶ browser check (403) ─▶ route (404 / 405) ─▶ body (≤ 1 MiB, JSON) ─▶ collection
-//   error  ─▶ {"error": message, "status": code}
+//   request ─▶ route (404 / 405) ─▶ browser check (403) ─▶ body (≤ 1 MiB, JSON) ─▶ collection
+//   error  ─▶ {"error": message, "status": code}\n as text/plain (Go's http.Error)
+//
+// As in 2.12 (gorilla/mux), an unknown path is `404 page not found\n`, a known path with
+// the wrong method an empty 405, and neither goes through the browser check.
 import type http from 'node:http';
 import type { Registry } from 'prom-client';
 import { ApiError } from './api-error.js';
 import { parseJsonBody } from './go-json.js';
 import { proxyJson, toxicJson, type ProxyCollection } from './proxy-collection.js';
 import type { Logger } from '../telemetry/logger.js';
+import { messageOf } from '../util/errors.js';
+import type { ProxyEvents } from './proxy-events.js';
 
 export const toxiproxyVersion = '2.12.0';
 const maxBodyBytes = 1024 * 1024;
 
 type Reply = [status: number, body: unknown];
-type Handler = (params: string[], body: () => Promise<unknown>) => Reply | Promise<Reply>;
+/** A body sent as it is (the Prometheus text), not as JSON. */
+class RawBody {
+  constructor(
+    readonly contentType: string,
+    readonly text: string,
+  ) {}
+}
+type Handler = (
+  params: string[],
+  body: () => Promise<unknown>,
+  query: URLSearchParams,
+) => Reply | Promise<Reply>;
 interface Route {
   pattern: RegExp;
   methods: Record<string, Handler>;
@@ -23,6 +39,7 @@ export function createApiHandler(
   collection: ProxyCollection,
   registry: Registry,
   logger: Logger,
+  events: ProxyEvents,
 ): (req: http.IncomingMessage, res: http.ServerResponse) => void {
   const c = collection;
   const ex = <T>(op: () => Promise<T>): Promise<T> => c.exclusive(op);
@@ -40,12 +57,31 @@ export function createApiHandler(
     {
       pattern: /^\/populate$/,
       methods: {
+        // Every error of populate, bad body included, is JSON with the proxies created so
+        // far (null when none, as Go marshals an empty slice); success lists them ([] when
+        // none: the node client throws on null).
         POST: async (_p, body) => {
-          const b = await body();
+          const failed = (error: ApiError, list: unknown[]): Reply => [
+            error.status,
+            { error: error.message, status: error.status, proxies: list.length > 0 ? list : null },
+          ];
+          let b: unknown;
+          try {
+            b = await body();
+          } catch (err) {
+            if (err instanceof ApiError) return failed(err, []);
+            throw err;
+          }
           return ex(async () => {
-            const { proxies, error } = await c.populate(b);
-            const list = proxies.map(proxyJson);
-            if (error) return [error.status, { error: error.message, status: error.status, proxies: list }];
+            let result: Awaited<ReturnType<ProxyCollection['populate']>>;
+            try {
+              result = await c.populate(b);
+            } catch (err) {
+              if (err instanceof ApiError) return failed(err, []);
+              throw err;
+            }
+            const list = result.proxies.map(proxyJson);
+            if (result.error) return failed(result.error, list);
             return [201, { proxies: list }];
           });
         },
@@ -54,6 +90,17 @@ export function createApiHandler(
     {
       pattern: /^\/reset$/,
       methods: { POST: async () => ex(async () => [204, await c.reset()]) },
+    },
+    {
+      pattern: /^\/metrics$/,
+      methods: {
+        GET: async () => [200, new RawBody(registry.contentType, await registry.metrics())],
+      },
+    },
+    {
+      // Extension: GET /events?since=<seq>.
+      pattern: /^\/events$/,
+      methods: { GET: (_p, _b, query) => [200, events.since(nonNegativeInt(query.get('since')))] },
     },
     {
       pattern: /^\/version$/,
@@ -109,50 +156,61 @@ export function createApiHandler(
         res.end();
         return;
       }
+      if (value instanceof RawBody) {
+        res.writeHead(status, { 'content-type': value.contentType });
+        res.end(value.text);
+        return;
+      }
       const text = JSON.stringify(value);
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(text);
     };
-    if ((req.headers['user-agent'] ?? '').startsWith('Mozilla/')) {
-      res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' });
-      res.end('User agent not allowed\n');
-      return;
-    }
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const sendError = (status: number, message: string): void =>
+      httpError(res, status, JSON.stringify({ error: message, status }));
+    const [path = '/', search = ''] = (req.url ?? '/').split('?');
     const method = req.method ?? 'GET';
-    if (path === '/metrics') {
-      if (method !== 'GET') return send(405, { error: 'method not allowed', status: 405 });
-      registry.metrics().then(
-        (text) => {
-          res.writeHead(200, { 'content-type': registry.contentType });
-          res.end(text);
-        },
-        (err: unknown) => send(500, { error: String(err), status: 500 }),
-      );
-      return;
-    }
     let params: string[] | undefined;
     const route = routes.find((r) => {
       const m = r.pattern.exec(path);
       if (m) params = m.slice(1).map((s) => safeDecode(s));
       return m !== null;
     });
-    if (!route || !params) return send(404, { error: 'not found', status: 404 });
+    if (!route || !params) return httpError(res, 404, '404 page not found');
     const handler = route.methods[method];
-    if (!handler) return send(405, { error: 'method not allowed', status: 405 });
+    if (!handler) {
+      res.writeHead(405);
+      res.end();
+      return;
+    }
+    if ((req.headers['user-agent'] ?? '').startsWith('Mozilla/'))
+      return httpError(res, 403, 'User agent not allowed');
     const readJson = (): Promise<unknown> => readBody(req).then(parseJsonBody);
     const route0 = params;
     Promise.resolve()
-      .then(() => handler(route0, readJson))
+      .then(() => handler(route0, readJson, new URLSearchParams(search)))
       .then(
         ([status, value]) => send(status, value),
         (err: unknown) => {
-          if (err instanceof ApiError) return send(err.status, { error: err.message, status: err.status });
+          if (err instanceof ApiError) return sendError(err.status, err.message);
           logger.error('api request failed', { method, path, err });
-          send(500, { error: err instanceof Error ? err.message : String(err), status: 500 });
+          sendError(500, messageOf(err));
         },
       );
   };
+}
+
+/** Go's http.Error: plain text, no sniffing, the message and a newline. */
+function httpError(res: http.ServerResponse, status: number, message: string): void {
+  res.writeHead(status, {
+    'content-type': 'text/plain; charset=utf-8',
+    'x-content-type-options': 'nosniff',
+  });
+  res.end(`${message}\n`);
+}
+
+function nonNegativeInt(text: string | null): number {
+  const n = Number(text ?? 0);
+  return Number.isSafeInteger(n) && n > 0 ? n : 0;
 }
 
 function safeDecode(s: string): string {

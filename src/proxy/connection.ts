@@ -20,6 +20,7 @@ export interface ConnectionHooks {
   onReceived(direction: Direction, bytes: number): void;
   onSent(direction: Direction, bytes: number): void;
   onClosed(connection: Connection): void;
+  onToxicApplied(config: ToxicConfig, direction: Direction): void;
 }
 
 /** How long a closing socket may take to flush before it is destroyed. */
@@ -37,21 +38,22 @@ export class Connection {
     toxics: readonly ToxicConfig[],
     private readonly hooks: ConnectionHooks,
   ) {
-    const host = {
+    const host = (direction: Direction) => ({
       random: hooks.random,
       logger: hooks.logger,
       queueLimits: hooks.queueLimits,
       reset: () => this.close('reset'),
-    };
+      onToxicApplied: (config: ToxicConfig) => hooks.onToxicApplied(config, direction),
+    });
     this.upstreamLink = new Link(
       'upstream',
       toxics.filter((t) => t.stream === 'upstream'),
-      host,
+      host('upstream'),
     );
     this.downstreamLink = new Link(
       'downstream',
       toxics.filter((t) => t.stream === 'downstream'),
-      host,
+      host('downstream'),
     );
   }
 

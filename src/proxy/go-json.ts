@@ -2,14 +2,16 @@
 // same 400 `bad request body: …` messages: unknown fields ignored, null leaves a field as
 // it was, a wrong type names the Go struct field it could not fill.
 import { ApiError } from './api-error.js';
+import { messageOf } from '../util/errors.js';
 
-export type FieldKind = 'string' | 'bool' | 'int' | 'float' | 'object';
+export type FieldKind = 'string' | 'bool' | 'int' | 'float' | 'float64' | 'object';
 
 const goKinds: Record<FieldKind, string> = {
   string: 'string',
   bool: 'bool',
   int: 'int64',
   float: 'float32',
+  float64: 'float64',
   object: 'map[string]interface {}',
 };
 
@@ -22,7 +24,7 @@ export function parseJsonBody(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
-    throw badBody(err instanceof Error ? err.message : String(err));
+    throw badBody(messageOf(err));
   }
 }
 
@@ -41,6 +43,7 @@ function fits(kind: FieldKind, value: unknown): boolean {
     case 'int':
       return typeof value === 'number' && Number.isSafeInteger(value);
     case 'float':
+    case 'float64':
       return typeof value === 'number' && Number.isFinite(value);
     case 'object':
       return typeof value === 'object' && !Array.isArray(value);

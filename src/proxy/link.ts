@@ -18,6 +18,8 @@ export interface LinkHost {
   readonly queueLimits: QueueLimits;
   /** The whole connection is reset (RST). */
   reset(): void;
+  /** A toxic's toxicity roll hit on this connection: it acts here until removed or updated. */
+  onToxicApplied(config: ToxicConfig): void;
 }
 
 class Stage {
@@ -45,6 +47,7 @@ class Stage {
     const hit = config === undefined || this.host.random() < config.toxicity;
     const toxic =
       config === undefined || !hit ? noopToxic : config.definition.create({ ...config.attributes });
+    if (config !== undefined && hit) this.host.onToxicApplied(config);
     this.toxic = toxic;
     const stub = this.makeStub(signal);
     this.stub = stub;

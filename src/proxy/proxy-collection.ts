@@ -3,7 +3,8 @@
 import { ApiError } from './api-error.js';
 import { badBody, decodeInto } from './go-json.js';
 import { Proxy, type ProxyHooks, type ProxyJson } from './proxy.js';
-import type { Direction, ToxicConfig } from './toxic.js';
+import type { Direction, ToxicConfig, ToxicDefinition } from './toxic.js';
+import { resolveTcpAddress } from './resolve-address.js';
 import { toxicRegistry } from './toxics/registry.js';
 
 export interface ToxicJson {
@@ -96,16 +97,24 @@ export class ProxyCollection {
       if (input.upstream === '')
         throw new ApiError(400, `missing required field: upstream at proxy ${i + 1}`);
     });
+    // Extension: each entry may carry `toxics` (ignored by 2.12); all are checked before
+    // anything changes, and a proxy starts listening with its toxics already in place.
+    const toxicLists = body.map((entry: unknown, i) => this.parseEntryToxics(entry, i));
     const created: Proxy[] = [];
-    for (const input of inputs) {
+    for (const [i, input] of inputs.entries()) {
+      const toxics = toxicLists[i] ?? [];
       try {
         const existing = this.proxies.get(input.name);
-        if (existing && existing.listen === input.listen && existing.upstream === input.upstream) {
+        if (existing && !(await differs(existing, input))) {
+          if (toxics.length > 0 && !sameToxics(existing.toxics, toxics)) {
+            await existing.removeAllToxics();
+            for (const t of toxics) await existing.addToxic(t);
+          }
           created.push(existing);
           continue;
         }
         if (existing) await this.remove(existing.name);
-        created.push(await this.add(input));
+        created.push(await this.add(input, toxics));
       } catch (err) {
         if (err instanceof ApiError) return { proxies: created, error: err };
         throw err;
@@ -123,7 +132,7 @@ export class ProxyCollection {
       enabled: proxy.enabled,
     };
     decodeInto(body, proxyFields, 'proxy.Proxy', input as unknown as Record<string, unknown>);
-    if (input.listen !== proxy.listen || input.upstream !== proxy.upstream) {
+    if (await differs(proxy, input)) {
       await proxy.stop();
       proxy.listen = input.listen;
       proxy.upstream = input.upstream;
@@ -162,32 +171,30 @@ export class ProxyCollection {
   }
 
   async addToxic(proxy: Proxy, body: unknown): Promise<ToxicConfig> {
-    const input = { name: '', type: '', stream: 'downstream', toxicity: 1, attributes: {} as unknown };
-    decodeInto(
-      body,
-      { name: 'string', type: 'string', stream: 'string', toxicity: 'float' },
-      'toxics.ToxicWrapper',
-      input,
-    );
-    const stream = parseStream(input.stream);
-    const name = input.name === '' ? `${input.type}_${stream}` : input.name;
-    const definition = toxicRegistry.get(input.type);
-    if (!definition) throw new ApiError(400, 'invalid toxic type');
-    if (proxy.toxics.some((t) => t.name === name)) throw new ApiError(409, 'toxic already exists');
-    const attributes = Object.fromEntries(definition.attributes.map((a) => [a, 0]));
-    decodeInto(body, { attributes: 'object' }, 'toxics.ToxicWrapper', input);
-    decodeAttributes(input.attributes, definition.type, attributes);
-    const config: ToxicConfig = {
-      name,
-      type: definition.type,
-      stream,
-      toxicity: input.toxicity,
-      attributes,
-      definition,
-    };
+    const config = parseToxic(new Set(proxy.toxics.map((t) => t.name)), body);
     await proxy.addToxic(config);
     this.hooks.logger.info('toxic added', { proxy: proxy.name, ...toxicJson(config) });
     return config;
+  }
+
+  /** The `toxics` of one populate entry, checked; none when absent, null or empty. */
+  private parseEntryToxics(entry: unknown, i: number): ToxicConfig[] {
+    const list = (entry as { toxics?: unknown } | null)?.toxics;
+    if (list === undefined || list === null) return [];
+    if (!Array.isArray(list))
+      throw new ApiError(400, `bad request body: toxics must be an array at proxy ${i + 1}`);
+    const names = new Set<string>();
+    return list.map((body: unknown, j) => {
+      try {
+        const config = parseToxic(names, body);
+        names.add(config.name);
+        return config;
+      } catch (err) {
+        if (err instanceof ApiError)
+          throw new ApiError(err.status, `${err.message} at proxy ${i + 1} toxic ${j + 1}`);
+        throw err;
+      }
+    });
   }
 
   async updateToxic(proxy: Proxy, name: string, body: unknown): Promise<ToxicConfig> {
@@ -200,7 +207,7 @@ export class ProxyCollection {
       input,
     );
     const attributes = { ...toxic.attributes };
-    decodeAttributes(input.attributes, toxic.type, attributes);
+    decodeAttributes(input.attributes, toxic.definition, attributes);
     toxic.attributes = attributes;
     toxic.toxicity = input.toxicity;
     await proxy.updateToxic(toxic);
@@ -213,13 +220,9 @@ export class ProxyCollection {
     this.hooks.logger.info('toxic removed', { proxy: proxy.name, name });
   }
 
-  private async add(input: ProxyInput): Promise<Proxy> {
-    const proxy = new Proxy(
-      input.name,
-      input.listen === '' ? '127.0.0.1:0' : input.listen,
-      input.upstream,
-      this.hooks,
-    );
+  private async add(input: ProxyInput, toxics: readonly ToxicConfig[] = []): Promise<Proxy> {
+    const proxy = new Proxy(input.name, input.listen, input.upstream, this.hooks);
+    for (const t of toxics) await proxy.addToxic(t);
     if (input.enabled) await proxy.start();
     this.proxies.set(proxy.name, proxy);
     this.hooks.logger.info('proxy created', { ...proxy.toJson() });
@@ -227,8 +230,41 @@ export class ProxyCollection {
   }
 }
 
-function decodeAttributes(body: unknown, type: string, target: Record<string, number>): void {
-  const goType = `toxics.${type.replace(/(^|_)(\w)/g, (_m, _u, c: string) => c.toUpperCase())}Toxic`;
-  const spec = Object.fromEntries(Object.keys(target).map((k) => [k, 'int' as const]));
+/** A toxic from an API body, checked; `names` are those already taken on its proxy. */
+function parseToxic(names: ReadonlySet<string>, body: unknown): ToxicConfig {
+  const input = { name: '', type: '', stream: 'downstream', toxicity: 1, attributes: {} as unknown };
+  decodeInto(
+    body,
+    { name: 'string', type: 'string', stream: 'string', toxicity: 'float' },
+    'toxics.ToxicWrapper',
+    input,
+  );
+  const stream = parseStream(input.stream);
+  const name = input.name === '' ? `${input.type}_${stream}` : input.name;
+  const definition = toxicRegistry.get(input.type);
+  if (!definition) throw new ApiError(400, 'invalid toxic type');
+  if (names.has(name)) throw new ApiError(409, 'toxic already exists');
+  const attributes = Object.fromEntries(definition.attributes.map((a) => [a, definition.defaults?.[a] ?? 0]));
+  decodeInto(body, { attributes: 'object' }, 'toxics.ToxicWrapper', input);
+  decodeAttributes(input.attributes, definition, attributes);
+  return { name, type: definition.type, stream, toxicity: input.toxicity, attributes, definition };
+}
+
+function sameToxics(a: readonly ToxicConfig[], b: readonly ToxicConfig[]): boolean {
+  const key = (list: readonly ToxicConfig[]): string => JSON.stringify(list.map(toxicJson));
+  return key(a) === key(b);
+}
+
+/** Toxiproxy's Proxy.Differs: the new listen address resolved first, the upstream as given. */
+async function differs(proxy: Proxy, input: ProxyInput): Promise<boolean> {
+  return (await resolveTcpAddress(input.listen)) !== proxy.listen || input.upstream !== proxy.upstream;
+}
+
+function decodeAttributes(body: unknown, definition: ToxicDefinition, target: Record<string, number>): void {
+  const goType = `toxics.${definition.type.replace(/(^|_)(\w)/g, (_m, _u, c: string) => c.toUpperCase())}Toxic`;
+  const floats = new Set(definition.floatAttributes ?? []);
+  const spec = Object.fromEntries(
+    Object.keys(target).map((k) => [k, floats.has(k) ? ('float64' as const) : ('int' as const)]),
+  );
   decodeInto(body, spec, goType, target);
 }

@@ -1,13 +1,20 @@
 // Per-proxy byte counters, modelled on the real server's: counted per chunk as it moves,
-// so a scrape during a fault shows whether live traffic met it.
+// so a scrape during a fault shows whether live traffic met it. Beyond 2.12 (an extension):
+// connections opened and closed, and toxics applied to a connection, per proxy.
+export const proxyExtensionMetricNames = {
+  connectionsTotal: 'limbo_proxy_connections_total',
+  toxicsAppliedTotal: 'limbo_proxy_toxics_applied_total',
+} as const;
 import { Counter, type Registry } from 'prom-client';
 import { toxiproxyMetricNames } from '../protocol/names.js';
 import type { Proxy } from './proxy.js';
+import type { ProxyEventInput } from './proxy-events.js';
 import type { Direction } from './toxic.js';
 
 export interface ProxyMetrics {
   received: (proxy: Proxy, direction: Direction, bytes: number) => void;
   sent: (proxy: Proxy, direction: Direction, bytes: number) => void;
+  event: (event: ProxyEventInput) => void;
 }
 
 export function createProxyMetrics(registry: Registry): ProxyMetrics {
@@ -24,6 +31,18 @@ export function createProxyMetrics(registry: Registry): ProxyMetrics {
     labelNames,
     registers: [registry],
   });
+  const connections = new Counter({
+    name: proxyExtensionMetricNames.connectionsTotal,
+    help: 'Proxied connections opened and closed, per proxy (limbo extension).',
+    labelNames: ['proxy', 'event'] as const,
+    registers: [registry],
+  });
+  const applied = new Counter({
+    name: proxyExtensionMetricNames.toxicsAppliedTotal,
+    help: 'Toxics whose toxicity roll hit on a connection, per proxy, toxic and stream (limbo extension).',
+    labelNames: ['proxy', 'toxic', 'type', 'stream'] as const,
+    registers: [registry],
+  });
   const labels = (p: Proxy, direction: Direction) => ({
     direction,
     listener: p.listen,
@@ -33,5 +52,16 @@ export function createProxyMetrics(registry: Registry): ProxyMetrics {
   return {
     received: (p, d, bytes) => received.inc(labels(p, d), bytes),
     sent: (p, d, bytes) => sent.inc(labels(p, d), bytes),
+    event: (e) => {
+      if (e.type === 'connection_opened') connections.inc({ proxy: e.proxy, event: 'opened' });
+      else if (e.type === 'connection_closed') connections.inc({ proxy: e.proxy, event: 'closed' });
+      else if (e.type === 'toxic_applied')
+        applied.inc({
+          proxy: e.proxy,
+          toxic: e.toxic ?? '',
+          type: e.toxicType ?? '',
+          stream: e.stream ?? '',
+        });
+    },
   };
 }

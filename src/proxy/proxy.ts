@@ -7,6 +7,8 @@ import { defaultQueueLimits, type QueueLimits } from './chunk-queue.js';
 import type { Direction, ToxicConfig } from './toxic.js';
 import type { Logger } from '../telemetry/logger.js';
 import { ApiError } from './api-error.js';
+import { joinHostPort } from './resolve-address.js';
+import type { ProxyEventInput } from './proxy-events.js';
 
 export interface ProxyHooks {
   random: () => number;
@@ -14,6 +16,8 @@ export interface ProxyHooks {
   queueLimits?: QueueLimits;
   onReceived(proxy: Proxy, direction: Direction, bytes: number): void;
   onSent(proxy: Proxy, direction: Direction, bytes: number): void;
+  /** Connections opened and closed, toxics applied (GET /events, the connection counters). */
+  onEvent(proxy: Proxy, event: ProxyEventInput): void;
 }
 
 export interface ProxyJson {
@@ -23,19 +27,26 @@ export interface ProxyJson {
   enabled: boolean;
 }
 
-/** "host:port" → parts; an empty or "localhost" host means 127.0.0.1 (loopback by default). */
-export function splitHostPort(address: string): { host: string; port: number } {
+/** "host:port" → parts; a "localhost" host means 127.0.0.1, an empty one stays empty. */
+function splitHostPort(address: string): { host: string; port: number } {
+  if (address.trim() === '') return { host: '', port: 0 };
   const m = /^(?:\[([^\]]*)\]|([^:]*)):(\d{1,5})$/.exec(address.trim());
   if (!m) throw new ApiError(500, `listen tcp ${address}: address ${address}: missing port in address`);
   const raw = m[1] ?? m[2] ?? '';
-  const host = raw === '' || raw === 'localhost' ? '127.0.0.1' : raw;
+  const host = raw === 'localhost' ? '127.0.0.1' : raw;
   const port = Number(m[3]);
   if (port > 65535) throw new ApiError(500, `listen tcp ${address}: address ${address}: invalid port`);
   return { host, port };
 }
 
-function joinHostPort(host: string, port: number): string {
-  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+/**
+ * What a proxy's listener binds, as Go's net.Listen("tcp", listen): an empty host (or an
+ * empty `listen`) is every interface (no host: Node takes `::`, dual-stack), `localhost`
+ * is 127.0.0.1. Throws ApiError(500) on a malformed address.
+ */
+export function listenOptions(listen: string): { host?: string; port: number } {
+  const { host, port } = splitHostPort(listen);
+  return host === '' ? { port } : { host, port };
 }
 
 export class Proxy {
@@ -48,6 +59,7 @@ export class Proxy {
   private readonly connections = new Set<Connection>();
   /** Sockets accepted and still dialling upstream. */
   private readonly pending = new Set<net.Socket>();
+  private connectionIds = 0;
 
   constructor(
     readonly name: string,
@@ -67,16 +79,20 @@ export class Proxy {
     return this.connections.size;
   }
 
-  /** Listens; `listen` is rewritten to the bound address. Throws ApiError(500) on listen errors. */
+  /**
+   * Listens; `listen` is rewritten to the bound address. An empty host (or no `listen` at
+   * all) binds every interface, as Go's net.Listen does (`[::]:PORT`). Throws ApiError(500)
+   * on listen errors.
+   */
   async start(): Promise<void> {
     if (this.enabled) return;
-    const { host, port } = splitHostPort(this.listen);
+    const bind = listenOptions(this.listen);
     const server = net.createServer({ allowHalfOpen: true, pauseOnConnect: true }, (client) =>
       this.accept(client),
     );
     await new Promise<void>((resolve, reject) => {
       server.once('error', (err) => reject(new ApiError(500, `listen tcp ${this.listen}: ${err.message}`)));
-      server.listen({ host, port, backlog: 4096 }, () => resolve());
+      server.listen({ ...bind, backlog: 4096 }, () => resolve());
     });
     server.on('error', (err) => this.hooks.logger.warn('listener error', { proxy: this.name, err }));
     const bound = server.address() as net.AddressInfo;
@@ -96,18 +112,25 @@ export class Proxy {
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
+  private toxicEvent(type: 'toxic_added' | 'toxic_updated' | 'toxic_removed', t: ToxicConfig): void {
+    this.hooks.onEvent(this, { type, proxy: this.name, toxic: t.name, toxicType: t.type, stream: t.stream });
+  }
+
   async addToxic(config: ToxicConfig): Promise<void> {
     this.toxics.push(config);
+    this.toxicEvent('toxic_added', config);
     await Promise.all([...this.connections].map((c) => c.link(config.stream).addToxic(config)));
   }
 
   async updateToxic(config: ToxicConfig): Promise<void> {
+    this.toxicEvent('toxic_updated', config);
     await Promise.all([...this.connections].map((c) => c.link(config.stream).updateToxic(config)));
   }
 
   async removeToxic(config: ToxicConfig): Promise<void> {
     const i = this.toxics.indexOf(config);
     if (i >= 0) this.toxics.splice(i, 1);
+    this.toxicEvent('toxic_removed', config);
     await Promise.all([...this.connections].map((c) => c.link(config.stream).removeToxic(config)));
   }
 
@@ -123,6 +146,8 @@ export class Proxy {
     let target: { host: string; port: number };
     try {
       target = splitHostPort(this.upstream);
+      // Go dials ":PORT" on the local system.
+      if (target.host === '') target.host = '127.0.0.1';
     } catch {
       client.destroy();
       return;
@@ -147,15 +172,24 @@ export class Proxy {
       }
       client.removeAllListeners('error');
       client.removeAllListeners('close');
+      const id = ++this.connectionIds;
+      const event = (e: Omit<ProxyEventInput, 'proxy' | 'connection'>): void =>
+        this.hooks.onEvent(this, { proxy: this.name, connection: id, ...e });
       const connection = new Connection(client, server, this.toxics, {
         random: this.hooks.random,
         logger: this.hooks.logger,
         queueLimits: this.hooks.queueLimits ?? defaultQueueLimits,
         onReceived: (direction, bytes) => this.hooks.onReceived(this, direction, bytes),
         onSent: (direction, bytes) => this.hooks.onSent(this, direction, bytes),
-        onClosed: (c) => this.connections.delete(c),
+        onClosed: (c) => {
+          this.connections.delete(c);
+          event({ type: 'connection_closed' });
+        },
+        onToxicApplied: (t, stream) =>
+          event({ type: 'toxic_applied', toxic: t.name, toxicType: t.type, stream }),
       });
       this.connections.add(connection);
+      event({ type: 'connection_opened', client: `${client.remoteAddress ?? ''}:${client.remotePort ?? 0}` });
       connection.start();
       client.resume();
     });

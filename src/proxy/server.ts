@@ -8,6 +8,8 @@ import { createApiHandler } from './api.js';
 import { ProxyCollection } from './proxy-collection.js';
 import { createProxyMetrics } from './proxy-metrics.js';
 import { createRegistry } from '../telemetry/metrics.js';
+import { ProxyEvents } from './proxy-events.js';
+import { createRandom } from '../util/random.js';
 import { silentLogger, type Logger } from '../telemetry/logger.js';
 
 export interface ToxiproxyServerOptions {
@@ -15,8 +17,15 @@ export interface ToxiproxyServerOptions {
   host?: string;
   /** Default 8474; 0 picks a free port. */
   port?: number;
-  /** Draws toxicity per connection and direction; default Math.random. */
+  /** Draws toxicity per connection and direction; wins over `seed`. */
   random?: () => number;
+  /**
+   * Extension: toxicity (and packet_loss) drawn from this seed (the run's seed in runs,
+   * `limbo proxy --seed`), so a replay draws the same. Default: Math.random, as 2.12.
+   */
+  seed?: number;
+  /** Extension: how many events GET /events keeps (default 10,000). */
+  eventCapacity?: number;
   logger?: Logger;
   registry?: Registry;
 }
@@ -28,6 +37,8 @@ export interface StartedToxiproxyServer extends AsyncDisposable {
   readonly port: number;
   readonly metricsUrl: string;
   readonly registry: Registry;
+  /** What GET /events serves. */
+  readonly events: ProxyEvents;
   stop(): Promise<void>;
 }
 
@@ -38,13 +49,21 @@ export async function startToxiproxyServer(
   const logger = options.logger ?? silentLogger;
   const registry = options.registry ?? createRegistry();
   const metrics = createProxyMetrics(registry);
+  const events = new ProxyEvents(options.eventCapacity);
+  const random =
+    options.random ??
+    (options.seed !== undefined ? createRandom(options.seed).fork('toxicity').next : Math.random);
   const collection = new ProxyCollection({
-    random: options.random ?? Math.random,
+    random,
     logger,
     onReceived: metrics.received,
     onSent: metrics.sent,
+    onEvent: (_proxy, e) => {
+      events.record(e);
+      metrics.event(e);
+    },
   });
-  const server = http.createServer(createApiHandler(collection, registry, logger));
+  const server = http.createServer(createApiHandler(collection, registry, logger, events));
   server.keepAliveTimeout = 5000;
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
@@ -73,6 +92,7 @@ export async function startToxiproxyServer(
     port,
     metricsUrl: `${url}/metrics`,
     registry,
+    events,
     stop,
     [Symbol.asyncDispose]: stop,
   };

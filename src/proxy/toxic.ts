@@ -29,14 +29,17 @@ export interface Toxic {
   cleanup?(stub: ToxicStub): void;
 }
 
-/** Every attribute of every Toxiproxy toxic is an integer. */
+/** Every attribute of every 2.12 toxic is an integer; packet_loss (after 2.12) has floats. */
 export type ToxicAttributes = Record<string, number>;
 
 export interface ToxicDefinition {
   /** Toxiproxy's type name, e.g. "latency". */
   type: string;
-  /** Attribute names in Toxiproxy's order; all default to 0. */
+  /** Attribute names in Toxiproxy's order; all default to 0 unless `defaults` says otherwise. */
   attributes: readonly string[];
+  /** Attributes that take a float (the rest are integers). */
+  floatAttributes?: readonly string[];
+  defaults?: Readonly<ToxicAttributes>;
   create(attributes: ToxicAttributes): Toxic;
 }
 

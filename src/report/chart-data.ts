@@ -6,7 +6,7 @@
 //
 //   samples ─▶ group per series ─▶ sweep onto the grid ─▶ sum per line ─▶ ChartSpec{x, lines}
 import { metricNames as M } from '../protocol/names.js';
-import { runEndMs, type RunData, type SeriesSample } from '../runner/run-data.js';
+import { runEndMs, type RunData, type SeriesSample } from '../run-data/run-data.js';
 
 export interface ChartLine {
   label: string;

@@ -3,7 +3,7 @@
 // with the run's fault windows that overlap it shaded behind the bars.
 //
 //   spans of the invocation's traces ─▶ tree by parent ─▶ rows (offset, duration, bar, details)
-import type { SpanRecord } from '../telemetry/otlp-receiver.js';
+import type { SpanRecord } from '../run-data/spans.js';
 import { escapeHtml as h } from './html-escape.js';
 import { spanDetails, spansOfInvocation, spanTree } from './waterfall.js';
 

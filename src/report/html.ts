@@ -6,9 +6,9 @@
 //   RunData + verdicts + spans ─▶ chart columns (chart-data) ┐
 //                                 notable invocations        ├─▶ HTML + inlined uPlot + client script
 //                                 waterfalls (html-waterfall)┘
-import { combineVerdicts, type CheckResult, type Evidence } from '../checkers/checker.js';
-import { pairOps, runEndMs, type RunData, type SeriesSample } from '../runner/run-data.js';
-import type { SpanRecord } from '../telemetry/otlp-receiver.js';
+import { combineVerdicts, type CheckResult, type Evidence } from '../run-data/verdict.js';
+import { pairOps, runEndMs, type RunData, type SeriesSample } from '../run-data/run-data.js';
+import type { SpanRecord } from '../run-data/spans.js';
 import { buildCharts, type ChartSpec } from './chart-data.js';
 import { escapeHtml as h, jsonForScript } from './html-escape.js';
 import { fmtMs, renderHtmlWaterfall, spansForInvocation, type EpochFaultWindow } from './html-waterfall.js';

@@ -1,8 +1,8 @@
 // Picks the invocations worth a closer look in report.html: every op that never ended (hung),
 // the ops a failed check names in its evidence, then the slowest ops that did end — bounded,
 // so a run with thousands of hung clients still gives a readable report.
-import type { CheckResult } from '../checkers/checker.js';
-import { invocationIdOf, pairOps, runEndMs, type PairedOp, type RunData } from '../runner/run-data.js';
+import type { CheckResult } from '../run-data/verdict.js';
+import { invocationIdOf, pairOps, runEndMs, type PairedOp, type RunData } from '../run-data/run-data.js';
 
 export type InvocationReason = 'hung' | 'evidence' | 'slowest';
 

@@ -1,7 +1,7 @@
 // JUnit XML for CI: one testsuite per suite run, one testcase per check. A failed check is a
 // <failure>; an inconclusive one is <skipped> with its reason (CI shows it as not green), and
 // the evidence summary goes into <system-out>.
-import type { CheckResult } from '../checkers/checker.js';
+import type { CheckResult } from '../run-data/verdict.js';
 
 export interface JUnitSuite {
   name: string;

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { LimboError } from '../util/errors.js';
 
 export interface ReportAssets {
   uplotJs: string;
@@ -12,8 +13,10 @@ export interface ReportAssets {
   uplotVersion: string;
 }
 
-export class ReportAssetError extends Error {
-  readonly code = 'REPORT_ASSET';
+export class ReportAssetError extends LimboError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('REPORT_ASSET', message, options);
+  }
 }
 
 let cached: ReportAssets | undefined;

@@ -2,7 +2,7 @@
 // duration, attempt and resend reason, errors — with the fault windows that overlap it.
 //
 //   spans.jsonl ─▶ spans of the traces that mention the invocation ─▶ tree by parent ─▶ lines
-import type { SpanRecord } from '../telemetry/otlp-receiver.js';
+import type { SpanRecord } from '../run-data/spans.js';
 import { spanAttributes as A } from '../protocol/names.js';
 
 export interface FaultWindowLike {

@@ -1,44 +1,13 @@
 // Writes report.html into a run directory, next to verdict.json, reading the run's spans from
 // its spans.jsonl when the span sink wrote one. A report that cannot be rendered must not cost
 // the run its other files: the error goes into a minimal report.html and is returned.
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RunData } from '../runner/run-data.js';
-import type { SpanRecord } from '../telemetry/otlp-receiver.js';
+import type { RunData } from '../run-data/run-data.js';
+import { readSpansJsonl } from '../run-data/spans.js';
 import { escapeHtml } from './html-escape.js';
 import { renderReportHtml } from './html.js';
-import type { VerdictFile } from './write-report.js';
-
-/** spans.jsonl bigger than this is left out of the report (the waterfalls say so). */
-export const MAX_SPANS_FILE_BYTES = 256 * 1024 * 1024;
-
-/** The spans of spans.jsonl; lines that are not a span are skipped; missing file → []. */
-export function readSpansJsonl(path: string, maxBytes = MAX_SPANS_FILE_BYTES): SpanRecord[] {
-  if (!existsSync(path) || statSync(path).size > maxBytes) return [];
-  const spans: SpanRecord[] = [];
-  for (const line of readFileSync(path, 'utf8').split('\n')) {
-    if (line.trim() === '') continue;
-    try {
-      const s = JSON.parse(line) as Partial<SpanRecord>;
-      if (typeof s.traceId === 'string' && typeof s.startMs === 'number' && typeof s.endMs === 'number')
-        spans.push({
-          traceId: s.traceId,
-          spanId: s.spanId ?? '',
-          parentSpanId: s.parentSpanId ?? '',
-          name: s.name ?? '',
-          service: s.service ?? '',
-          kind: s.kind ?? 0,
-          startMs: s.startMs,
-          endMs: s.endMs,
-          attributes: s.attributes ?? {},
-          status: s.status ?? { code: 0, message: '' },
-        });
-    } catch {
-      // a torn last line (the sink was killed mid-write) is not worth losing the report
-    }
-  }
-  return spans;
-}
+import type { VerdictFile } from '../run-data/verdict.js';
 
 /** Writes <runDir>/report.html; returns the rendering error, if any (a fallback page is written). */
 export function writeReportHtml(runDir: string, run: RunData, verdict: VerdictFile): Error | undefined {

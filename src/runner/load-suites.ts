@@ -4,8 +4,8 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { isSeedFileName, readSeedFile } from '../explore/seed-file.js';
-import { UsageError } from '../util/errors.js';
+import { isSeedFileName, readSeedFile } from './seed-file.js';
+import { UsageError, messageOf } from '../util/errors.js';
 import { isSuite, type Suite } from './suite.js';
 
 export interface LoadedSuite {
@@ -40,7 +40,7 @@ export async function loadSuite(file: string): Promise<LoadedSuite> {
     mod = (await tsImport(pathToFileURL(file).href, import.meta.url)) as { default?: unknown };
   } catch (err) {
     if (err instanceof UsageError) throw new UsageError(`${file}: ${err.message}`, { cause: err });
-    throw new UsageError(`${file}: cannot load: ${err instanceof Error ? err.message : String(err)}`, {
+    throw new UsageError(`${file}: cannot load: ${messageOf(err)}`, {
       cause: err,
     });
   }

@@ -1,38 +1,34 @@
-// One suite run, phase by phase (DESIGN.md §3):
+// One suite run, phase by phase (DESIGN.md §3), each phase a function over one RunContext:
 //
 //   start ─▶ warm-up ─▶ chaos ─▶ heal ─▶ converge ─▶ check ─▶ report
-//   target    workload   schedule  final    bounded    pure      run dir
-//   + scraper + runner   of faults heal     drain of   checkers
-//     /metrics                              open ops
+//   testbed   workload   schedule  final    bounded    pure      run dir
+//   + observers          of faults heal     drain, deadline, checkers
+//                                           observers collect
 //
 // Everything started is registered with the run's cleanup, so an error or Ctrl-C at any point
 // still stops every process, proxy and toxic. One seed drives the workload and the faults.
 import { faultsHitTraffic } from '../checkers/faults-hit-traffic.js';
 import { runCheckersOn, result, type CheckResult, type Checker } from '../checkers/checker.js';
-import { startSchedule, type ActiveFault } from '../faults/schedule.js';
-import { buildVerdict, writeReport, type VerdictFile } from '../report/write-report.js';
-import { createRunDir, pointLatest } from '../report/run-dir.js';
+import { startSchedule, type ActiveFault, type RunningSchedule } from '../faults/schedule.js';
+import { eachObserver, type Observer } from '../observe/observer.js';
+import type { StartedPrometheus } from '../observe/prometheus-server.js';
+import { prometheusObserver, startRunPrometheus } from '../observe/run-prometheus.js';
+import { keepLimboMetrics, metricsObserver, startScraper } from '../observe/scraper.js';
+import { writeReport } from '../report/write-report.js';
+import { runFiles } from '../run-data/files.js';
+import type { HistoryOp, RunData } from '../run-data/run-data.js';
+import { createRunDir, pointLatest } from '../run-data/run-dir.js';
+import { buildVerdict, type VerdictFile } from '../run-data/verdict.js';
 import { createCleanup, type Cleanup } from '../runtime/cleanup.js';
 import type { Target } from '../targets/target.js';
 import { createClock, type Clock } from '../util/clock.js';
-import { createRandom } from '../util/random.js';
-import { createHistoryRecorder } from '../workload/history.js';
-import { startWorkload } from '../workload/workload.js';
-import { createWriteStream } from 'node:fs';
+import { messageOf } from '../util/errors.js';
+import { createRandom, type Random } from '../util/random.js';
+import { createHistoryRecorder, type HistoryRecorder } from '../workload/history.js';
+import { startWorkload, type StartedWorkload } from '../workload/workload.js';
 import { join } from 'node:path';
-import type { Span } from '@opentelemetry/api';
-import { silentLogger } from '../telemetry/logger.js';
-import { startOtlpReceiver } from '../telemetry/otlp-receiver.js';
-import { createTracing } from '../telemetry/tracing.js';
-import type { HistoryOp, RunData } from './run-data.js';
-import { createRunnerMetrics } from './runner-metrics.js';
-// --- run Prometheus (limbo run --prometheus) ---
-import { promqlQueryOf } from '../checkers/promql.js';
-import type { StartedPrometheus } from '../telemetry/prometheus-server.js';
-import { runTargets, startRunPrometheus, type StartedRunPrometheus } from './run-prometheus.js';
-// --- end run Prometheus ---
-import { keepLimboMetrics, startScraper } from './scraper.js';
 import type { Suite } from './suite.js';
+import { startTestbed, type StartedTestbed } from './testbed.js';
 
 export type Phase = 'start' | 'warm-up' | 'chaos' | 'heal' | 'converge' | 'check' | 'report' | 'done';
 
@@ -83,11 +79,28 @@ export interface SuiteRunResult {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** Everything one suite run shares between its phases. */
+interface RunContext {
+  readonly suite: Suite;
+  readonly options: RunSuiteOptions;
+  readonly clock: Clock;
+  readonly cleanup: Cleanup;
+  readonly log: (line: string) => void;
+  readonly random: Random;
+  readonly runDir: string;
+  readonly run: RunData;
+  readonly runErrors: string[];
+  readonly history: HistoryRecorder;
+  readonly testbed: StartedTestbed;
+  readonly observers: Observer[];
+  enter(p: Phase): void;
+  setActive(list: readonly ActiveFault[]): void;
+}
+
 export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<SuiteRunResult> {
   const clock = options.clock ?? createClock();
   const cleanup = options.cleanup ?? createCleanup();
   const log = options.onLog ?? (() => {});
-  const random = createRandom(options.seed);
   const startedAt = new Date();
   const runDir = createRunDir(options.outRoot, suite.name, startedAt);
   const run: RunData = {
@@ -99,9 +112,7 @@ export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<
     series: [],
     faults: [],
   };
-  const runErrors: string[] = [];
-  const history = createHistoryRecorder(clock, join(runDir, 'history.jsonl'));
-  const metrics = createRunnerMetrics(() => history.inFlight());
+  const history = createHistoryRecorder(clock, join(runDir, runFiles.history));
   let phase: Phase = 'start';
   let active: readonly ActiveFault[] = [];
   const tick = (): void =>
@@ -114,170 +125,202 @@ export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<
       activeFaults: active,
     });
   const progress = setInterval(tick, options.progressIntervalMs ?? 1000);
-  const enter = (p: Phase): void => {
-    phase = p;
-    tick();
-  };
   try {
-    const metricsServer = await metrics.serve();
-    cleanup.add('runner /metrics', () => metricsServer.stop());
-    const traced = await startRunTracing(runDir, options.trace ?? true);
-    cleanup.add('tracing', () => traced.stop());
-    const clientsFirst = suite.schedule.some((e) => e.fault.name === 'clients-before-processors');
-    const target = await options.target.start(suite.topology, {
+    const testbed = await startTestbed({
+      target: options.target,
+      topology: suite.topology,
       runDir,
       ...(options.toxiproxyUrl !== undefined ? { toxiproxyUrl: options.toxiproxyUrl } : {}),
-      deferProcessors: clientsFirst,
-      env: traced.env,
+      deferProcessors: suite.schedule.some((e) => e.fault.name === 'clients-before-processors'),
+      trace: options.trace ?? true,
+      seed: options.seed,
+      pendingOps: () => history.inFlight(),
+      cleanup,
     });
-    const untarget = cleanup.add(`target ${target.name}`, () => target.stop());
-    const scraper = startScraper({
+    const ctx: RunContext = {
+      suite,
+      options,
       clock,
-      keep: (name) => keepLimboMetrics(name) || (target.keepMetric?.(name) ?? false),
-      intervalMs: options.scrapeIntervalMs ?? 250,
-      targets: () => {
-        const t: Record<string, string | undefined> = {
-          runner: metricsServer.url,
-          ...target.extraMetricsUrls(),
-        };
-        for (const s of target.services.values()) t[s.name] = s.metricsUrl();
-        return t;
-      },
-    });
-    cleanup.add('scraper', () => scraper.stop());
-    // --- run Prometheus ---
-    let prom: StartedRunPrometheus | undefined;
-    run.prometheus = { missing: options.noPrometheusReason ?? '--prometheus off', evaluations: [] };
-    if (options.prometheus !== undefined) {
-      try {
-        prom = await startRunPrometheus({
-          runDir,
-          targets: runTargets(metricsServer.url, target),
-          rulesFiles: options.prometheus.rulesFiles ?? [],
-          ...(options.prometheus.binary !== undefined ? { binary: options.prometheus.binary } : {}),
-          log,
-        });
-        const started = prom;
-        cleanup.add('prometheus', () => started.stop());
-        run.prometheus = { url: prom.url, dataDir: prom.dataDir, evaluations: [] };
-        log(`prometheus ${prom.url} (pid ${prom.prometheus.pid}, data: ${prom.dataDir})`);
-      } catch (err) {
-        // The run goes on without it; its PromQL assertions are inconclusive with this reason.
-        const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
-        run.prometheus.missing = `prometheus did not start: ${message}`;
-        log(run.prometheus.missing);
-      }
-    }
-    // --- end run Prometheus ---
-
-    enter('warm-up');
-    run.phases.warmupStartMs = clock.nowMs();
-    const workload = startWorkload({
-      ...suite.workload,
-      ...targetWorkloadLimits(suite.workload.maxRatePerSec, target.workloadLimits?.maxRatePerSec),
-      ...(target.clientApi !== undefined ? { api: target.clientApi } : {}),
-      baseUrls: target.ingressUrls,
-      random: random.fork('workload'),
-      history,
-    });
-    cleanup.add('workload', () => workload.stop(0));
-    await sleep(suite.warmupMs);
-
-    enter('chaos');
-    run.phases.chaosStartMs = clock.nowMs();
-    const chaosStartEpochMs = Date.now();
-    const schedule = startSchedule(
-      suite.schedule,
-      { target, toxiproxy: target.toxiproxy, random: random.fork('faults') },
-      clock,
-      {
-        onChange: (list, f, on) => {
-          active = list;
-          metrics.setFaultActive(f.fault, f.target, on);
-          traced.faultWindow(f.fault, f.target, on, options.seed);
-          log(`${on ? 'inject' : 'heal'} ${f.fault} ${f.target}`);
-        },
-        onError: (m) => {
-          runErrors.push(m);
-          log(m);
-        },
-      },
-    );
-    cleanup.add('final heal', () => schedule.finalHeal());
-    await sleep(suite.chaosMs);
-
-    enter('heal');
-    run.phases.chaosEndMs = clock.nowMs();
-    await schedule.finalHeal();
-    run.phases.healedAtMs = clock.nowMs();
-    run.faults = [...schedule.windows];
-
-    enter('converge');
-    await workload.drain(suite.convergeMs);
-    // Prometheus too must have scraped the state at the deadline (bounded wait).
-    await prom?.settle();
-    // The state at the deadline, while clients still wait on whatever is open.
-    await scraper.scrapeOnce();
-    run.phases.deadlineMs = clock.nowMs();
-    const deadlineEpochMs = Date.now();
-    // --- run Prometheus: the suite's PromQL assertions, before the runner aborts open ops ---
-    if (prom !== undefined && run.prometheus !== undefined) {
-      const queries = suite.expect.flatMap((c) => promqlQueryOf(c) ?? []);
-      run.prometheus.evaluations = await prom.evaluate(queries, chaosStartEpochMs, deadlineEpochMs);
-    }
-    // --- end run Prometheus ---
-    await workload.stop(0);
-    await workload.finalReads();
-    await nameUnnamedInvocations(
-      history.ops,
-      target.resolveInvocationIds === undefined ? undefined : (keys) => target.resolveInvocationIds!(keys),
+      cleanup,
       log,
-    );
-    await scraper.scrapeOnce();
-    await scraper.stop();
-    run.series = scraper.samples;
-    run.history = [...history.ops];
-    run.phases.endedAtMs = clock.nowMs();
-    for (const s of schedule.skipped)
-      runErrors.push(`fault ${s.fault} on ${s.describe} at ${s.atMs} ms was not injected`);
-
-    enter('check');
-    const checks = checkRun(
-      [
-        ...suite.expect,
-        ...(target.extraCheckers ?? []).filter((c) => !suite.expect.some((e) => e.name === c.name)),
-      ],
+      random: createRandom(options.seed),
+      runDir,
       run,
-      runErrors,
-      target.missingSignals,
-    );
-    // --- run Prometheus ---
-    if (prom !== undefined) {
-      await options.prometheus?.beforeStop?.(prom.prometheus, run);
-      await prom.stop();
-    }
-    // --- end run Prometheus ---
-
-    enter('report');
-    untarget();
-    await target.stop();
-    await history.close();
-    // Services flushed their spans when they stopped; flush the runner's and close spans.jsonl.
-    await traced.stop();
-    const verdict = buildVerdict(run, checks, {
-      durationMs: clock.nowMs(),
-      replay: options.replay,
-      runErrors,
-    });
-    writeReport(runDir, run, verdict);
-    pointLatest(options.outRoot, runDir);
-    enter('done');
+      runErrors: [],
+      history,
+      testbed,
+      observers: [],
+      enter: (p) => {
+        phase = p;
+        tick();
+      },
+      setActive: (list) => (active = list),
+    };
+    await startObservers(ctx);
+    const workload = await warmUp(ctx);
+    const schedule = await chaos(ctx);
+    await heal(ctx, schedule);
+    await converge(ctx, workload, schedule);
+    const checks = await check(ctx);
+    const verdict = await report(ctx, checks);
+    ctx.enter('done');
     return { runDir, verdict, run };
   } finally {
     clearInterval(progress);
     await cleanup.runAll();
     await history.close();
   }
+}
+
+/** The run's observers: the metrics scraper and, when asked for, the run's Prometheus. */
+async function startObservers(ctx: RunContext): Promise<void> {
+  const { options, testbed, run, log } = ctx;
+  const scraper = startScraper({
+    clock: ctx.clock,
+    keep: (name) => keepLimboMetrics(name) || testbed.profile.keepMetric(name),
+    intervalMs: options.scrapeIntervalMs ?? 250,
+    targets: () => testbed.metricsEndpoints(),
+  });
+  ctx.cleanup.add('scraper', () => scraper.stop());
+  ctx.observers.push(metricsObserver(scraper));
+  run.prometheus = { missing: options.noPrometheusReason ?? '--prometheus off', evaluations: [] };
+  if (options.prometheus === undefined) return;
+  try {
+    const prom = await startRunPrometheus({
+      runDir: ctx.runDir,
+      targets: () => testbed.prometheusTargets(),
+      rulesFiles: options.prometheus.rulesFiles ?? [],
+      ...(options.prometheus.binary !== undefined ? { binary: options.prometheus.binary } : {}),
+      log,
+    });
+    ctx.cleanup.add('prometheus', () => prom.stop());
+    const queries = ctx.suite.expect.flatMap((c) => c.promql ?? []);
+    ctx.observers.push(prometheusObserver(prom, queries, options.prometheus.beforeStop));
+    run.prometheus = { url: prom.url, dataDir: prom.dataDir, evaluations: [] };
+    log(`prometheus ${prom.url} (pid ${prom.prometheus.pid}, data: ${prom.dataDir})`);
+  } catch (err) {
+    // The run goes on without it; its PromQL assertions are inconclusive with this reason.
+    run.prometheus.missing = `prometheus did not start: ${messageOf(err).split('\n')[0]}`;
+    log(run.prometheus.missing);
+  }
+}
+
+/** Clients start against the ingress (within the target's rate caps); the warm-up lets them settle. */
+async function warmUp(ctx: RunContext): Promise<StartedWorkload> {
+  const { suite, testbed, run } = ctx;
+  ctx.enter('warm-up');
+  run.phases.warmupStartMs = ctx.clock.nowMs();
+  const workload = startWorkload({
+    ...suite.workload,
+    ...targetWorkloadLimits(suite.workload.maxRatePerSec, testbed.profile.workloadLimits.maxRatePerSec),
+    api: testbed.profile.clientApi,
+    baseUrls: testbed.target.ingressUrls,
+    random: ctx.random.fork('workload'),
+    history: ctx.history,
+  });
+  ctx.cleanup.add('workload', () => workload.stop(0));
+  await sleep(suite.warmupMs);
+  return workload;
+}
+
+interface ChaosRun {
+  readonly schedule: RunningSchedule;
+  readonly chaosStartEpochMs: number;
+}
+
+/** The suite's fault schedule runs for the chaos phase; each change is logged, traced and exported. */
+async function chaos(ctx: RunContext): Promise<ChaosRun> {
+  const { testbed, options, log } = ctx;
+  ctx.enter('chaos');
+  ctx.run.phases.chaosStartMs = ctx.clock.nowMs();
+  const chaosStartEpochMs = Date.now();
+  const schedule = startSchedule(
+    ctx.suite.schedule,
+    { target: testbed.target, toxiproxy: testbed.target.toxiproxy, random: ctx.random.fork('faults') },
+    ctx.clock,
+    {
+      onChange: (list, f, on) => {
+        ctx.setActive(list);
+        testbed.runnerMetrics.setFaultActive(f.fault, f.target, on);
+        testbed.spans.faultWindow(f.fault, f.target, on, options.seed);
+        log(`${on ? 'inject' : 'heal'} ${f.fault} ${f.target}`);
+      },
+      onError: (m) => {
+        ctx.runErrors.push(m);
+        log(m);
+      },
+    },
+  );
+  ctx.cleanup.add('final heal', () => schedule.finalHeal());
+  await sleep(ctx.suite.chaosMs);
+  return { schedule, chaosStartEpochMs };
+}
+
+/** Every fault still active is removed (the final heal). */
+async function heal(ctx: RunContext, { schedule }: ChaosRun): Promise<void> {
+  ctx.enter('heal');
+  ctx.run.phases.chaosEndMs = ctx.clock.nowMs();
+  await schedule.finalHeal();
+  ctx.run.phases.healedAtMs = ctx.clock.nowMs();
+  ctx.run.faults = [...schedule.windows];
+}
+
+/**
+ * A bounded wait for open ops to end; then the deadline: observers see the state while
+ * clients still wait on whatever is open, the clients are aborted, and observers collect.
+ */
+async function converge(ctx: RunContext, workload: StartedWorkload, chaosRun: ChaosRun): Promise<void> {
+  const { run, observers, log } = ctx;
+  ctx.enter('converge');
+  await workload.drain(ctx.suite.convergeMs);
+  await eachObserver(observers, 'settle', (o) => o.settle?.(), log);
+  run.phases.deadlineMs = ctx.clock.nowMs();
+  const moment = { run, chaosStartEpochMs: chaosRun.chaosStartEpochMs, deadlineEpochMs: Date.now() };
+  await eachObserver(observers, 'beforeAbort', (o) => o.beforeAbort?.(moment), log);
+  await workload.stop(0);
+  await workload.finalReads();
+  await nameUnnamedInvocations(
+    ctx.history.ops,
+    ctx.testbed.target.resolveInvocationIds?.bind(ctx.testbed.target),
+    log,
+  );
+  await eachObserver(observers, 'collect', (o) => o.collect?.(run), log);
+  run.history = [...ctx.history.ops];
+  run.phases.endedAtMs = ctx.clock.nowMs();
+  for (const s of chaosRun.schedule.skipped)
+    ctx.runErrors.push(`fault ${s.fault} on ${s.describe} at ${s.atMs} ms was not injected`);
+}
+
+/** The suite's checks and the target's own, on the run data; then the observers stop. */
+async function check(ctx: RunContext): Promise<CheckResult[]> {
+  ctx.enter('check');
+  const { suite, testbed } = ctx;
+  const checks = checkRun(
+    [
+      ...suite.expect,
+      ...testbed.profile.extraCheckers.filter((c) => !suite.expect.some((e) => e.name === c.name)),
+    ],
+    ctx.run,
+    ctx.runErrors,
+    testbed.profile.missingSignals,
+  );
+  await eachObserver(ctx.observers, 'stop', (o) => o.stop(), ctx.log);
+  return checks;
+}
+
+/** The testbed stops (services flush their spans), and the run directory gets its files. */
+async function report(ctx: RunContext, checks: CheckResult[]): Promise<VerdictFile> {
+  ctx.enter('report');
+  await ctx.testbed.stop();
+  await ctx.history.close();
+  const verdict = buildVerdict(ctx.run, checks, {
+    durationMs: ctx.clock.nowMs(),
+    replay: ctx.options.replay,
+    runErrors: ctx.runErrors,
+  });
+  writeReport(ctx.runDir, ctx.run, verdict);
+  pointLatest(ctx.options.outRoot, ctx.runDir);
+  return verdict;
 }
 
 const MAX_RESOLVED = 1000;
@@ -309,7 +352,7 @@ async function nameUnnamedInvocations(
     for (const [key, id] of ids) for (const op of byKey.get(key) ?? []) op.invocationId = id;
     log(`named ${ids.size} of ${byKey.size} unnamed invocations from their idempotency keys`);
   } catch (err) {
-    log(`could not name unnamed invocations: ${err instanceof Error ? err.message : String(err)}`);
+    log(`could not name unnamed invocations: ${messageOf(err)}`);
   }
 }
 
@@ -317,61 +360,6 @@ async function nameUnnamedInvocations(
 function targetWorkloadLimits(suiteCap?: number, targetCap?: number): { maxRatePerSec?: number } {
   const caps = [suiteCap, targetCap].filter((c): c is number => c !== undefined);
   return caps.length > 0 ? { maxRatePerSec: Math.min(...caps) } : {};
-}
-
-interface RunTracing {
-  env: NodeJS.ProcessEnv;
-  faultWindow(fault: string, target: string, on: boolean, seed: number): void;
-  stop(): Promise<void>;
-}
-
-/**
- * The run's OTLP receiver (services export to it through OTEL_* in their environment), its
- * spans appended to spans.jsonl, and the runner's own tracer: one span per fault window.
- */
-async function startRunTracing(runDir: string, enabled: boolean): Promise<RunTracing> {
-  if (!enabled) return { env: process.env, faultWindow: () => {}, stop: () => Promise.resolve() };
-  const out = createWriteStream(join(runDir, 'spans.jsonl'), { flags: 'w' });
-  const receiver = await startOtlpReceiver({
-    maxSpans: 0,
-    onSpans: (spans) => {
-      for (const s of spans) out.write(JSON.stringify(s) + '\n');
-    },
-  });
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
-  };
-  delete env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
-  const tracing = createTracing('runner', silentLogger, env);
-  const open = new Map<string, Span>();
-  let stopped: Promise<void> | undefined;
-  return {
-    env,
-    faultWindow(fault, target, on, seed) {
-      const key = `${fault}\0${target}`;
-      if (on) {
-        open.set(
-          key,
-          tracing.tracer.startSpan(`fault ${fault}`, {
-            attributes: { 'limbo.fault': fault, 'limbo.fault.target': target, 'limbo.seed': seed },
-          }),
-        );
-      } else {
-        open.get(key)?.end();
-        open.delete(key);
-      }
-    },
-    stop: () =>
-      (stopped ??= (async () => {
-        for (const span of open.values()) span.end();
-        open.clear();
-        await tracing.shutdown();
-        await receiver.stop();
-        await new Promise<void>((resolve) => out.end(() => resolve()));
-      })()),
-  };
 }
 
 /** The suite's checks, plus faultsHitTraffic (a fault that met nothing is never green) and the schedule's own health. */

@@ -5,8 +5,7 @@ import type { Checker } from '../checkers/checker.js';
 import type { ScheduleEntry } from '../faults/schedule.js';
 import type { Topology } from '../targets/target.js';
 import { parseDurationMs, type Duration } from '../util/duration.js';
-import { parseBugs, type BugName } from '../services/bugs.js';
-import { bugsOfTarget } from '../targets/registry.js';
+import { parseBugs, type BugName } from '../targets/registry.js';
 import { UsageError } from '../util/errors.js';
 import type { WorkloadSpec } from '../workload/workload.js';
 
@@ -66,22 +65,6 @@ export function skipReasonFor(suite: Suite, target: string): string | undefined 
   if (suite.onlyOn !== undefined && !suite.onlyOn.targets.includes(target))
     return `only for ${suite.onlyOn.targets.join(', ')}: ${suite.onlyOn.reason}`;
   return suite.skipOn[target];
-}
-
-export type DocumentedVerdict = 'pass' | 'fail' | 'either' | 'skipped';
-
-/**
- * What the suite documents for a target: skipped (skipOn/onlyOn), either (timingDependentOn),
- * fail (expectedToFailOn, or a bug target with a switch the suite `catches`), pass. On a bug
- * target a suite that claims none of its switches may still catch one: either.
- */
-export function documentedVerdict(suite: Suite, target: string): DocumentedVerdict {
-  if (skipReasonFor(suite, target) !== undefined) return 'skipped';
-  if (suite.timingDependentOn.includes(target)) return 'either';
-  if (suite.expectedToFailOn.includes(target)) return 'fail';
-  const bugs = bugsOfTarget(target);
-  if (bugs.length === 0) return 'pass';
-  return bugs.some((b) => suite.catches.includes(b)) ? 'fail' : 'either';
 }
 
 export function isSuite(x: unknown): x is Suite {

@@ -4,7 +4,7 @@
 // carries, and removal by label — the cleanup that works whoever started the container.
 //
 //   loadTestcontainers() ─▶ getContainerRuntimeClient() (DOCKER_HOST, bounded) ─▶ dockerode
-import { LimboError } from '../util/errors.js';
+import { LimboError, messageOf } from '../util/errors.js';
 import { bounded } from '../util/bounded.js';
 
 export type Testcontainers = typeof import('testcontainers');
@@ -45,7 +45,7 @@ export async function dockerClient(timeoutMs = 10_000): Promise<DockerClient> {
   try {
     return await bounded(tc.getContainerRuntimeClient(), timeoutMs, 'finding a Docker engine');
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
+    const message = messageOf(err);
     throw new DockerUnavailableError(
       `no Docker engine reachable (${message}); start one with scripts/docker/engine-up.sh and export DOCKER_HOST`,
       { cause: err },
@@ -62,7 +62,7 @@ export async function dockerAvailable(
     await bounded(client.container.dockerode.ping(), timeoutMs, 'pinging the Docker engine');
     return { ok: true, client };
   } catch (err) {
-    return { ok: false, reason: err instanceof Error ? err.message : String(err) };
+    return { ok: false, reason: messageOf(err) };
   }
 }
 

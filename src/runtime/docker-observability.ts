@@ -8,7 +8,7 @@
 //                  └yes─▶ startContainer (ready: the server's own start log line) ─▶ { url, … }
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { fileSdGroups, prometheusConfig, type PrometheusTarget } from '../telemetry/prometheus-server.js';
+import { fileSdGroups, prometheusConfig, type PrometheusTarget } from '../observe/prometheus-server.js';
 import type { ReadyInfo } from '../util/ready.js';
 import { dockerClient, imageExists } from './docker-engine.js';
 import { dockerImages } from './docker-images.js';

@@ -17,6 +17,8 @@ export interface ProxyContainerOptions extends Omit<
 > {
   /** Force one implementation; default: `toxiproxy` when its image is present, else `limbo`. */
   implementation?: 'toxiproxy' | 'limbo';
+  /** The seed of `limbo proxy`'s toxicity draws (Toxiproxy 2.12 has no seed). */
+  seed?: number;
 }
 
 export interface StartedProxyContainer extends StartedContainer {
@@ -35,7 +37,7 @@ export async function startProxyContainer(
   const implementation =
     options.implementation ??
     ((await imageExists(await dockerClient(), images.toxiproxy)) ? 'toxiproxy' : 'limbo');
-  const { implementation: _, ...rest } = options;
+  const { implementation: _, seed, ...rest } = options;
   let started: StartedContainer;
   if (implementation === 'toxiproxy') {
     const port = await freePort();
@@ -51,7 +53,11 @@ export async function startProxyContainer(
           : undefined,
     });
   } else {
-    started = await startContainer({ ...rest, image: images.services, command: ['proxy', '--port', '0'] });
+    started = await startContainer({
+      ...rest,
+      image: images.services,
+      command: ['proxy', '--port', '0', ...(seed !== undefined ? ['--seed', String(seed)] : [])],
+    });
   }
   // The API URL follows the current incarnation (a restart of `limbo proxy` binds anew).
   Object.defineProperty(started, 'implementation', { value: implementation, enumerable: true });

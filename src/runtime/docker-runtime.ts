@@ -11,7 +11,7 @@
 //   toxiproxy()  ─▶ url given? use it : LIMBO_DOCKER_TOXIPROXY=embedded? in this process
 //                                     : a container (official image if present, else `limbo proxy`)
 import { Toxiproxy } from 'toxiproxy-node-client';
-import { openToxiproxy, type ToxiproxyHandle } from '../targets/toxiproxy-server.js';
+import { openToxiproxy, type ToxiproxyHandle } from './toxiproxy.js';
 import { metricsUrlOf } from './local.js';
 import type { Cleanup } from './cleanup.js';
 import { processRunId, startContainerService, type StartedContainer } from './docker.js';
@@ -50,13 +50,16 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Service
   return {
     name: 'docker',
     service: (spec, runDir, cleanup) => dockerService(spec, runDir, cleanup, runId, image),
-    async toxiproxy(url, runDir, env): Promise<ToxiproxyHandle> {
+    async toxiproxy(url, runDir, env, seed): Promise<ToxiproxyHandle> {
       const mode = settings['LIMBO_DOCKER_TOXIPROXY'] ?? 'container';
       if (mode !== 'container' && mode !== 'embedded')
         throw new UsageError(`LIMBO_DOCKER_TOXIPROXY=${mode}: expected container or embedded`);
       if ((url ?? env['LIMBO_TOXIPROXY_URL'] ?? '') !== '' || mode === 'embedded')
-        return openToxiproxy(url, { env });
-      const proxy = await startProxyContainer({ name: 'toxiproxy', runDir, runId }, settings);
+        return openToxiproxy(url, { env, ...(seed !== undefined ? { seed } : {}) });
+      const proxy = await startProxyContainer(
+        { name: 'toxiproxy', runDir, runId, ...(seed !== undefined ? { seed } : {}) },
+        settings,
+      );
       return {
         url: proxy.apiUrl,
         client: new Toxiproxy(proxy.apiUrl),

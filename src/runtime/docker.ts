@@ -14,7 +14,7 @@ import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import { LimboError } from '../util/errors.js';
+import { LimboError, messageOf } from '../util/errors.js';
 import { parseReadyLine, READY_PREFIX, type ReadyInfo } from '../util/ready.js';
 import {
   bounded,
@@ -266,7 +266,7 @@ export async function startContainer(options: ContainerOptions): Promise<Started
     if (current) await bounded(current.exited, 1000, 'draining the log').catch(() => undefined);
     await removeQuietly();
     log.end();
-    const message = err instanceof Error ? err.message : String(err);
+    const message = messageOf(err);
     throw new ContainerStartError(
       `${options.name} (${options.image}) did not become ready: ${message}\n--- last output of ${options.name} ---\n${tail()}`,
       { cause: err },
@@ -334,7 +334,7 @@ export async function startContainer(options: ContainerOptions): Promise<Started
         );
         ready = await bounded(current.ready, 5000, `${options.name}: reading the ready line`);
       } catch (err) {
-        const message = err instanceof Error ? err.message : String(err);
+        const message = messageOf(err);
         throw new ContainerStartError(
           `${options.name} did not become ready after a restart: ${message}\n--- last output ---\n${tail()}`,
           { cause: err },

@@ -6,8 +6,8 @@
 //   localRuntime()     ─▶ the same for a ServiceSpec (`limbo serve <role>` from this checkout)
 import { join } from 'node:path';
 import type { ServiceRole } from '../protocol/names.js';
-import type { ServiceHandle } from '../targets/target.js';
-import { openToxiproxy } from '../targets/toxiproxy-server.js';
+import type { ServiceHandle } from './service-handle.js';
+import { openToxiproxy } from './toxiproxy.js';
 import type { Cleanup } from './cleanup.js';
 import { startLimboService, type StartedProcess } from './process.js';
 import type { RuntimeService, ServiceRuntime, ServiceSpec } from './service-runtime.js';
@@ -115,6 +115,7 @@ export function localRuntime(): ServiceRuntime {
       cleanup.add(`service ${spec.name}`, () => svc.stop());
       return { ...svc, ready: () => svc.current()?.ready };
     },
-    toxiproxy: (url, _runDir, env) => openToxiproxy(url, { env }),
+    toxiproxy: (url, _runDir, env, seed) =>
+      openToxiproxy(url, { env, ...(seed !== undefined ? { seed } : {}) }),
   };
 }

@@ -9,7 +9,7 @@ import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
-import { LimboError, TimeoutError } from '../util/errors.js';
+import { LimboError, TimeoutError, messageOf } from '../util/errors.js';
 import { parseReadyLine, type ReadyInfo } from '../util/ready.js';
 
 export interface ProcessOptions {
@@ -51,10 +51,15 @@ export class ProcessStartError extends LimboError {
 
 const TAIL_LINES = 200;
 
-/** The command and arguments that run the `limbo` CLI from this checkout. */
-export function limboCommand(): { command: string; args: string[] } {
+/**
+ * The command and arguments that run the `limbo` CLI from this checkout. Node flags in
+ * `LIMBO_SERVICE_NODE_ARGS` (space-separated, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) go
+ * before it, for profiling services (Node refuses --cpu-prof in NODE_OPTIONS).
+ */
+export function limboCommand(env: NodeJS.ProcessEnv = process.env): { command: string; args: string[] } {
   const main = fileURLToPath(new URL('../cli/main.js', import.meta.url));
-  return { command: process.execPath, args: [main] };
+  const nodeArgs = (env.LIMBO_SERVICE_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+  return { command: process.execPath, args: [...nodeArgs, main] };
 }
 
 export async function startProcess(options: ProcessOptions): Promise<StartedProcess> {
@@ -138,7 +143,7 @@ export async function startProcess(options: ProcessOptions): Promise<StartedProc
   } catch (err) {
     handle.kill('SIGKILL');
     await exited;
-    const message = err instanceof Error ? err.message : String(err);
+    const message = messageOf(err);
     throw new ProcessStartError(`${message}\n--- last output of ${options.name} ---\n${handle.tail()}`);
   }
   return handle;
@@ -150,7 +155,7 @@ export function startLimboService(
   args: readonly string[],
   options: Partial<Omit<ProcessOptions, 'command' | 'args'>> = {},
 ): Promise<StartedProcess> {
-  const cmd = limboCommand();
+  const cmd = limboCommand(options.env ?? process.env);
   return startProcess({
     name: options.name ?? role,
     command: cmd.command,

@@ -6,8 +6,8 @@
 //   target ─ServiceSpec─▶ runtime.service() ─▶ RuntimeService (ServiceHandle + start/ready)
 //          ─toxiproxy()─▶ the run's Toxiproxy (local: embedded; docker: a container)
 import type { ServiceRole } from '../protocol/names.js';
-import type { ToxiproxyHandle } from '../targets/toxiproxy-server.js';
-import type { ServiceHandle } from '../targets/target.js';
+import type { ToxiproxyHandle } from './toxiproxy.js';
+import type { ServiceHandle } from './service-handle.js';
 import type { ReadyInfo } from '../util/ready.js';
 import type { Cleanup } from './cleanup.js';
 
@@ -46,8 +46,16 @@ export interface ServiceRuntime {
   readonly name: RuntimeName;
   /** A service of the run in `runDir`; its stop is registered with `cleanup`. Not started yet. */
   service(spec: ServiceSpec, runDir: string, cleanup: Cleanup): RuntimeService;
-  /** The run's Toxiproxy: `url` when given (a running server), else the runtime's own. */
-  toxiproxy(url: string | undefined, runDir: string, env: NodeJS.ProcessEnv): Promise<ToxiproxyHandle>;
+  /**
+   * The run's Toxiproxy: `url` when given (a running server), else the runtime's own, whose
+   * toxicity draws follow `seed` (the run's) when given.
+   */
+  toxiproxy(
+    url: string | undefined,
+    runDir: string,
+    env: NodeJS.ProcessEnv,
+    seed?: number,
+  ): Promise<ToxiproxyHandle>;
 }
 
 export interface RuntimeChoice {
@@ -58,14 +66,4 @@ export interface RuntimeChoice {
    * Default: process.env.
    */
   env?: NodeJS.ProcessEnv;
-}
-
-/** The runtime for a choice; docker is loaded on demand (the local runtime never loads testcontainers). */
-export async function createRuntime(choice: RuntimeName | RuntimeChoice): Promise<ServiceRuntime> {
-  const c = typeof choice === 'string' ? { name: choice } : choice;
-  if (c.name === 'docker')
-    return (await import('./docker-runtime.js')).createDockerRuntime(
-      c.env !== undefined ? { env: c.env } : {},
-    );
-  return (await import('./local.js')).localRuntime();
 }

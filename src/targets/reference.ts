@@ -16,17 +16,14 @@
 import type { Proxy } from 'toxiproxy-node-client';
 import { createControllerClient, type ControllerClient } from '../protocol/grpc.js';
 import { createCleanup } from '../runtime/cleanup.js';
-import {
-  createRuntime,
-  type RuntimeChoice,
-  type RuntimeName,
-  type RuntimeService,
-  type ServiceSpec,
-} from '../runtime/service-runtime.js';
-import { TimeoutError } from '../util/errors.js';
+import { createRuntime } from '../runtime/create-runtime.js';
+import type { RuntimeChoice, RuntimeName, RuntimeService, ServiceSpec } from '../runtime/service-runtime.js';
+import { httpProbe, waitFor } from '../util/wait.js';
 import type { StartedTarget, Target, TargetContext, Topology } from './target.js';
 
-export type Protocol = 'rpc' | 'legacy';
+import type { Protocol } from '../protocol/names.js';
+
+export type { Protocol } from '../protocol/names.js';
 
 const PLACEHOLDER_UPSTREAM = '127.0.0.1:1';
 
@@ -74,7 +71,7 @@ async function startReference(
   const env = ctx.env ?? process.env;
   const runtime = await createRuntime(choice);
   try {
-    const tp = await runtime.toxiproxy(ctx.toxiproxyUrl, ctx.runDir, env);
+    const tp = await runtime.toxiproxy(ctx.toxiproxyUrl, ctx.runDir, env, ctx.seed);
     cleanup.add('toxiproxy', () => tp.stop());
     const proxies = new Map<string, Proxy>();
     /** proxy name → the service it leads to, so a (re)started service re-points its proxies. */
@@ -211,45 +208,27 @@ async function startReference(
       const node = table.partitions.find((a) => a.partition === partition)?.leaderNode;
       return node === undefined || node === '' ? undefined : node;
     };
-    const waitForLeaders = async (): Promise<void> => {
-      const deadline = Date.now() + readyTimeoutMs;
-      for (;;) {
-        try {
+    const waitForLeaders = (): Promise<true> =>
+      waitFor(
+        async () => {
           const table = await control().getPartitionTable({}, { timeoutMs: 2000 });
-          if (
+          return (
             table.partitions.length >= topology.partitions &&
             table.partitions.every((a) => a.leaderNode !== '')
-          )
-            return;
-        } catch {
-          // the controller may still be starting
-        }
-        if (Date.now() > deadline)
-          throw new TimeoutError(`not every partition had a leader within ${readyTimeoutMs} ms`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    };
+          );
+        },
+        { what: 'every partition has a leader', timeoutMs: readyTimeoutMs },
+      );
     /** Serving means answering a call end to end; each probe is bounded and abandoned on timeout. */
-    const waitForService = async (url: string): Promise<void> => {
-      const deadline = Date.now() + readyTimeoutMs;
-      for (let n = 0; ; n++) {
-        try {
-          const res = await fetch(`${url}/Echo/echo`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ probe: n }),
-            signal: AbortSignal.timeout(1500),
-          });
-          await res.arrayBuffer();
-          if (res.status === 200) return;
-        } catch {
-          // not serving yet
-        }
-        if (Date.now() > deadline)
-          throw new TimeoutError(`${url} did not answer a call within ${readyTimeoutMs} ms`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    };
+    const waitForService = (url: string): Promise<true> =>
+      waitFor(
+        httpProbe(`${url}/Echo/echo`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ probe: 'ready' }),
+        }),
+        { what: `${url} answers a call`, timeoutMs: readyTimeoutMs },
+      );
     if (ctx.deferProcessors !== true) {
       await waitForLeaders();
       for (const url of ingressUrls) await waitForService(url);

@@ -2,6 +2,9 @@
 // either runtime; restate (the real server, from its npm binary) on the local runtime only.
 import type { RuntimeChoice, RuntimeName } from '../runtime/service-runtime.js';
 import { bugInfo, parseBugs, type BugName } from '../services/bugs.js';
+
+// The bug-switch catalogue, for the runner and limbo detect (they may not import services/).
+export { bugInfo, bugNames, parseBugs, type BugName } from '../services/bugs.js';
 import { UsageError } from '../util/errors.js';
 import { referenceTarget } from './reference.js';
 import { restateTarget } from './restate/target.js';

@@ -1,15 +1,20 @@
-// The one interface every target implements (reference, reference:legacy, later restate, on
-// the local or docker runtime): topology + context in, a started cluster out, with its ingress
-// URLs, its links (each a Toxiproxy proxy), service handles for process faults and the
-// leadership hooks chaos suites need. Faults and the runner see only this.
+// The one interface every target implements (reference, reference:legacy, restate, on the
+// local or docker runtime). A target is a static profile (how clients speak to it, the
+// signals it lacks, its extra checks and rate caps) and a start: topology + context in, a
+// running cluster out, with its ingress URLs, its links (each a Toxiproxy proxy), service
+// handles for process faults and the leadership hooks chaos suites need. Faults and the
+// runner see only this.
 //
-//   Target.start(topology, ctx) ─▶ StartedTarget { ingressUrls, links, services, leaderOf, … }
+//   Target { name, profile } .start(topology, ctx) ─▶ StartedTarget { ingressUrls, links, services, leaderOf, … }
 import type { Toxiproxy } from 'toxiproxy-node-client';
 import type { Checker } from '../checkers/checker.js';
-import type { ServiceRole } from '../protocol/names.js';
+import type { ServiceHandle } from '../runtime/service-handle.js';
 import type { RuntimeName } from '../runtime/service-runtime.js';
-import type { ClientApi } from '../workload/client-api.js';
+
+export type { ServiceHandle } from '../runtime/service-handle.js';
+import { referenceClientApi, type ClientApi } from '../workload/client-api.js';
 import type { WorkloadSpec } from '../workload/workload.js';
+import { LimboError } from '../util/errors.js';
 
 export interface Topology {
   processors: number;
@@ -27,25 +32,8 @@ export interface TargetContext {
   env?: NodeJS.ProcessEnv;
   /** Bound on each service's start-up. */
   readyTimeoutMs?: number;
-}
-
-export interface ServiceHandle {
-  readonly name: string;
-  /** `endpoint`: a target's service deployment (e.g. Restate's SDK endpoint). */
-  readonly role: ServiceRole | 'toxiproxy' | 'endpoint';
-  isRunning(): boolean;
-  /** Its PID on this host; undefined when not running, or in a container. */
-  pid(): number | undefined;
-  /** The service's current /metrics URL (changes across restarts), if it is running. */
-  metricsUrl(): string | undefined;
-  /** kill -9 (a container: SIGKILL to it); resolves once it has exited. */
-  kill(): Promise<void>;
-  /** SIGSTOP / SIGCONT (a container: docker pause / unpause). */
-  pause(): Promise<void>;
-  resume(): Promise<void>;
-  /** Starts it again with the same arguments and data (stopping it first if it runs). */
-  restart(): Promise<void>;
-  stop(): Promise<void>;
+  /** The run's seed: the embedded Toxiproxy draws toxicity from it, so a replay draws the same. */
+  seed?: number;
 }
 
 export interface StartedTarget extends AsyncDisposable {
@@ -68,34 +56,61 @@ export interface StartedTarget extends AsyncDisposable {
   transferLeadership(partition: number, node: string): Promise<void>;
   /** Starts the processors if they were deferred (clients-before-processors); else no-op. */
   startProcessors(): Promise<void>;
-  /** How clients speak to this target's ingress (default: the reference ingress's API). */
-  readonly clientApi?: ClientApi;
+  /**
+   * Invocation ids the target assigned to idempotency keys whose call never named one (e.g. a
+   * hung call), asked after the run so the verdict names real invocations; bounded. Targets
+   * whose ingress names every invocation in its answer leave it out.
+   */
+  resolveInvocationIds?(idempotencyKeys: readonly string[]): Promise<Map<string, string>>;
+  stop(): Promise<void>;
+}
+
+/**
+ * What the testbed knows of a target before it starts, and what never changes while it runs:
+ * how clients speak to it, which canonical signals it cannot give, what else to keep from its
+ * scrapes, the checks every run on it gets, and the load it can take.
+ */
+export interface TargetProfile {
+  /** How clients speak to this target's ingress. */
+  readonly clientApi: ClientApi;
   /**
    * Canonical signals (limbo metric names) this target cannot provide, with the reason:
    * checkers that need only these are skipped with that reason, never passed or failed.
    */
-  readonly missingSignals?: Readonly<Record<string, string>>;
+  readonly missingSignals: Readonly<Record<string, string>>;
   /** Metrics to keep from its scrapes besides limbo_* and toxiproxy_* (e.g. the server's own). */
-  keepMetric?(name: string): boolean;
+  keepMetric(name: string): boolean;
   /** Checks every run on this target gets (e.g. its leadership timeline). */
-  readonly extraCheckers?: readonly Checker[];
-  /**
-   * Invocation ids the target assigned to idempotency keys whose call never named one (e.g. a
-   * hung call), asked after the run so the verdict names real invocations; bounded.
-   */
-  resolveInvocationIds?(idempotencyKeys: readonly string[]): Promise<Map<string, string>>;
+  readonly extraCheckers: readonly Checker[];
   /** Caps this target puts on any suite's workload (e.g. a rate the machine can take). */
-  readonly workloadLimits?: Pick<WorkloadSpec, 'maxRatePerSec'>;
-  stop(): Promise<void>;
+  readonly workloadLimits: Pick<WorkloadSpec, 'maxRatePerSec'>;
 }
+
+/** The profile of the reference cluster, and of any target that speaks its ingress API with every signal. */
+export const referenceProfile: TargetProfile = {
+  clientApi: referenceClientApi,
+  missingSignals: {},
+  keepMetric: () => false,
+  extraCheckers: [],
+  workloadLimits: {},
+};
 
 export interface Target {
   readonly name: string;
   /** The runtime its services start on (default local). */
   readonly runtime?: RuntimeName;
+  /** Its static profile (default: the reference cluster's). */
+  readonly profile?: TargetProfile;
   start(topology: Topology, ctx: TargetContext): Promise<StartedTarget>;
 }
 
-export class TargetError extends Error {
-  readonly code = 'E_TARGET';
+/** A target's profile, the reference cluster's when it declares none. */
+export function profileOf(target: Target): TargetProfile {
+  return target.profile ?? referenceProfile;
+}
+
+export class TargetError extends LimboError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('E_TARGET', message, options);
+  }
 }

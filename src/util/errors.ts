@@ -23,3 +23,8 @@ export class TimeoutError extends LimboError {
     super('E_TIMEOUT', message, options);
   }
 }
+
+/** The message of anything thrown (an Error's message, else its string form). */
+export function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -3,6 +3,7 @@
 // every target (DESIGN.md §1); only this differs. `referenceClientApi` is the reference
 // ingress's API (ids made by the client, `x-limbo-invocation-id`), `restateClientApi` the real
 // Restate ingress's (ids made by Restate, from `x-restate-id` or the send answer's body).
+import { INVOCATION_ID_HEADER } from '../protocol/names.js';
 import { makeInvocationId, type InvocationTarget } from '../protocol/ids.js';
 import type { HttpAnswer } from './http-client.js';
 
@@ -22,7 +23,7 @@ export interface ClientApi {
   counterValue(body: unknown): number | undefined;
 }
 
-export const REFERENCE_INVOCATION_ID_HEADER = 'x-limbo-invocation-id';
+export const REFERENCE_INVOCATION_ID_HEADER = INVOCATION_ID_HEADER;
 export const RESTATE_INVOCATION_ID_HEADER = 'x-restate-id';
 
 function callPath(c: InvocationTarget): string {

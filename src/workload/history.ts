@@ -5,7 +5,7 @@
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Clock } from '../util/clock.js';
-import type { HistoryOp, OpError, OpKind, OpRequest, OpResponse } from '../runner/run-data.js';
+import type { HistoryOp, OpError, OpKind, OpRequest, OpResponse } from '../run-data/run-data.js';
 
 export interface Completion {
   type: 'ok' | 'fail' | 'info';

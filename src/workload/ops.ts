@@ -4,11 +4,12 @@
 // 504 and other 5xx), with the invocation id whenever it is known. Paths and ids follow the
 // target's client API (client-api.ts): the reference ingress by default.
 import { randomBytes } from 'node:crypto';
-import type { OpKind, OpRequest, OpResponse } from '../runner/run-data.js';
+import type { OpKind, OpRequest, OpResponse } from '../run-data/run-data.js';
 import type { Random } from '../util/random.js';
 import { referenceClientApi, type ClientApi } from './client-api.js';
 import type { Completion, HistoryRecorder } from './history.js';
 import { HttpClientError, type HttpAnswer, type HttpClient } from './http-client.js';
+import { messageOf } from '../util/errors.js';
 
 export interface OpContext {
   http: HttpClient;
@@ -87,7 +88,7 @@ export function classifyError(err: unknown): Completion {
   }
   return {
     type: 'info',
-    error: { code: 'bad_response', message: err instanceof Error ? err.message : String(err) },
+    error: { code: 'bad_response', message: messageOf(err) },
   };
 }
 

@@ -89,8 +89,10 @@ test('bad input gets a clear status and the ingress keeps serving', async () => 
   assert.equal((await call(cluster.url, '/invocations/garbage/output')).status, 400);
   assert.equal((await call(cluster.url, '/invocations/inv_00000000_abc/output')).status, 404);
   const sleepBad = await call(cluster.url, '/Sleep/sleep', { ms: 'x' });
-  assert.equal(sleepBad.status, 500);
-  assert.match((sleepBad.body as { error: string }).error, /"ms" must be a number/);
+  // A bad argument is the client's error: 400 naming the field, before anything is appended.
+  assert.equal(sleepBad.status, 400);
+  assert.equal((sleepBad.body as { field: string }).field, 'ms');
+  assert.match((sleepBad.body as { error: string }).error, /"ms" must be an integer/);
   assert.equal((await call(cluster.url, '/Echo/echo', 1)).status, 200);
 });
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { call, TestCluster } from '../helpers/cluster.js';
 import { keysOnPartition } from '../helpers/keys.js';
-import { startOtlpReceiver } from '../../src/telemetry/otlp-receiver.js';
+import { startOtlpReceiver } from '../../src/observe/otlp-receiver.js';
 import { createTracing, traceparentOf } from '../../src/telemetry/tracing.js';
 import { silentLogger } from '../../src/telemetry/logger.js';
 import { limboCommand } from '../../src/runtime/process.js';

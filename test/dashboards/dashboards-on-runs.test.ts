@@ -20,11 +20,11 @@ import { kill } from '../../src/faults/process-faults.js';
 import { at } from '../../src/faults/schedule.js';
 import { leaderOf } from '../../src/faults/selectors.js';
 import { metricNames as m } from '../../src/protocol/names.js';
-import type { RunData } from '../../src/runner/run-data.js';
+import type { RunData } from '../../src/run-data/run-data.js';
 import { runSuite } from '../../src/runner/run-suite.js';
 import { defineSuite } from '../../src/runner/suite.js';
 import { createTarget } from '../../src/targets/registry.js';
-import { prometheusAvailable, type StartedPrometheus } from '../../src/telemetry/prometheus-server.js';
+import { prometheusAvailable, type StartedPrometheus } from '../../src/observe/prometheus-server.js';
 import { dashboardExpressions, interpolate } from '../../dashboards/src/generate.js';
 
 const required = process.env.LIMBO_PROMETHEUS_REQUIRED === '1';

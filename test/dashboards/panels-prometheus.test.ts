@@ -11,7 +11,7 @@ import { metricNames as m } from '../../src/protocol/names.js';
 import { createIngressMetrics } from '../../src/services/ingress/metrics.js';
 import { createProcessorMetrics } from '../../src/services/processor/metrics.js';
 import { createRegistry, startMetricsServer } from '../../src/telemetry/metrics.js';
-import { prometheusAvailable, startPrometheus } from '../../src/telemetry/prometheus-server.js';
+import { prometheusAvailable, startPrometheus } from '../../src/observe/prometheus-server.js';
 import {
   dashboardExpressions,
   dashboardsDir,

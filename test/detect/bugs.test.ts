@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { at, defineSuite, kill, noClientLeftHanging } from '../../src/index.js';
-import { documentedVerdict } from '../../src/runner/suite.js';
+import { documentedVerdict } from '../../src/runner/run-suites.js';
 import { bugCatalogue, bugNames, parseBugs } from '../../src/services/bugs.js';
 import { bugsOfTarget, createTarget } from '../../src/targets/registry.js';
 import { UsageError } from '../../src/util/errors.js';

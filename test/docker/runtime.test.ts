@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTarget } from '../../src/targets/registry.js';
-import { startOtlpReceiver } from '../../src/telemetry/otlp-receiver.js';
+import { startOtlpReceiver } from '../../src/observe/otlp-receiver.js';
 import { LABEL_OWNER, listContainersByLabel } from '../../src/runtime/docker.js';
 import { dockerClient } from '../../src/runtime/docker-engine.js';
 import { ensureReaper } from '../../src/runtime/docker-reaper.js';

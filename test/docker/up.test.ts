@@ -12,7 +12,7 @@ import type { UpFile } from '../../src/cli/up.js';
 import { limboCommand } from '../../src/runtime/process.js';
 import { LABEL_RUN, dockerImages, imageExists } from '../../src/runtime/docker.js';
 import { dockerClient } from '../../src/runtime/docker-engine.js';
-import { startOtlpReceiver } from '../../src/telemetry/otlp-receiver.js';
+import { startOtlpReceiver } from '../../src/observe/otlp-receiver.js';
 import { dockerTestEnv } from '../helpers/docker.js';
 
 const { skip } = await dockerTestEnv();

@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { SeedFile } from '../../src/explore/seed-file.js';
+import type { SeedFile } from '../../src/runner/seed-file.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 

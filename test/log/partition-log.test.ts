@@ -102,3 +102,41 @@ test('appends beyond the pending bound are refused as overloaded, the rest stay 
     await log.close();
   }
 });
+
+test('reads of recent records come from memory, older ones from the file, the same bytes either way', async () => {
+  using dir = tempDir();
+  const file = join(dir.path, 'p.log');
+  // A small cache: the first records fall out of it, the last stay; reads span both.
+  const log = await PartitionLog.open({ partition: 0, file, logger: silentLogger, maxCachedBytes: 4096 });
+  const n = 60;
+  for (let i = 0; i < n; i += 3) await log.append([payload(i, 100), payload(i + 1, 150), payload(i + 2, 50)]);
+  try {
+    for (const [from, max] of [
+      [1, 1000],
+      [n - 5, 3],
+      [n - 30, 1000],
+      [20, 7],
+    ] as const) {
+      const entries = await log.read(from, { maxEntries: max, maxBytes: 1024 * 1024 });
+      assert.ok(entries.length > 0);
+      for (const e of entries) {
+        const i = e.lsn - 1;
+        const size = i % 3 === 0 ? 100 : i % 3 === 1 ? 150 : 50;
+        assert.ok(e.payload.equals(payload(i, size)), `record ${e.lsn} read from ${from}`);
+      }
+    }
+  } finally {
+    await log.close();
+  }
+  // What memory served is what the file holds.
+  const reopened = await PartitionLog.open({ partition: 0, file, logger: silentLogger, maxCachedBytes: 0 });
+  try {
+    const fromFile = await reopened.read(1, { maxEntries: 1000, maxBytes: 1024 * 1024 });
+    assert.equal(fromFile.length, n);
+    fromFile.forEach((e, i) =>
+      assert.ok(e.payload.equals(payload(i, i % 3 === 0 ? 100 : i % 3 === 1 ? 150 : 50))),
+    );
+  } finally {
+    await reopened.close();
+  }
+});

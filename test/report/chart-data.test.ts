@@ -6,7 +6,7 @@ import {
   scrapeIntervalMs,
   type ChartSpec,
 } from '../../src/report/chart-data.js';
-import type { RunData, SeriesSample } from '../../src/runner/run-data.js';
+import type { RunData, SeriesSample } from '../../src/run-data/run-data.js';
 
 function runWith(series: SeriesSample[], deadlineMs = 2000): RunData {
   return {

@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CheckResult } from '../../src/checkers/checker.js';
 import { renderReportHtml } from '../../src/report/html.js';
-import { readSpansJsonl } from '../../src/report/write-report-html.js';
+import { readSpansJsonl } from '../../src/run-data/spans.js';
 import { buildVerdict, writeReport } from '../../src/report/write-report.js';
-import type { RunData } from '../../src/runner/run-data.js';
+import type { RunData } from '../../src/run-data/run-data.js';
 import { HUNG_INVOCATION, sampleRun, sampleSpans } from './sample-run.js';
 
 const evil = '</script><script>alert(1)</script><img src=x onerror=alert(2)>\u2028';

@@ -2,8 +2,8 @@
 // processors and two partitions, scraped every 250 ms. The leader of partition 0 is killed
 // from 5 s to 8 s (its counters reset on restart), a latency toxic slows processor-2 and a
 // link goes down; one call invoked during the kill never ends, and spans exist for it.
-import type { FaultWindow, HistoryOp, RunData, SeriesSample } from '../../src/runner/run-data.js';
-import type { SpanRecord } from '../../src/telemetry/otlp-receiver.js';
+import type { FaultWindow, HistoryOp, RunData, SeriesSample } from '../../src/run-data/run-data.js';
+import type { SpanRecord } from '../../src/observe/otlp-receiver.js';
 
 export const STARTED_AT = '2026-11-30T12:00:00.000Z';
 export const WALL0 = Date.parse(STARTED_AT);

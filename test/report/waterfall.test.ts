@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { renderWaterfall, spansOfInvocation } from '../../src/report/waterfall.js';
-import type { SpanRecord } from '../../src/telemetry/otlp-receiver.js';
+import type { SpanRecord } from '../../src/observe/otlp-receiver.js';
 
 const span = (o: Partial<SpanRecord> & Pick<SpanRecord, 'spanId' | 'name'>): SpanRecord => ({
   traceId: 't1',

@@ -18,7 +18,7 @@ import {
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { VerdictFile } from '../../src/report/write-report.js';
-import { prometheusAvailable } from '../../src/telemetry/prometheus-server.js';
+import { prometheusAvailable } from '../../src/observe/prometheus-server.js';
 import { pidAlive } from '../../src/util/pid-alive.js';
 
 const skip =

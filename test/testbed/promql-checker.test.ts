@@ -14,7 +14,7 @@ import { runCheckersOn } from '../../src/checkers/checker.js';
 import { pendingDrains } from '../../src/checkers/pending-drains.js';
 import { runPrometheusChoice } from '../../src/cli/run-prometheus-choice.js';
 import { loadSuite } from '../../src/runner/load-suites.js';
-import type { PromqlEvaluation, RunData } from '../../src/runner/run-data.js';
+import type { PromqlEvaluation, RunData } from '../../src/run-data/run-data.js';
 import { runSuite } from '../../src/runner/run-suite.js';
 import { defineSuite } from '../../src/runner/suite.js';
 import { UsageError } from '../../src/util/errors.js';

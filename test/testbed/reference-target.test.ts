@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { linkNames } from '../../src/targets/reference.js';
-import { openToxiproxy, ToxiproxyUnavailableError } from '../../src/targets/toxiproxy-server.js';
+import { openToxiproxy, ToxiproxyUnavailableError } from '../../src/runtime/toxiproxy.js';
 import { createTarget, targetNames } from '../../src/targets/registry.js';
 
 test('the reference topology has one proxy per link a suite may touch', () => {

@@ -8,7 +8,7 @@ import type {
   OpError,
   RunData,
   SeriesSample,
-} from '../../src/runner/run-data.js';
+} from '../../src/run-data/run-data.js';
 
 export class RunBuilder {
   private nextOp = 1;

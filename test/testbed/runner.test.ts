@@ -7,7 +7,7 @@ import net from 'node:net';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { startMetricsServer } from '../../src/telemetry/metrics.js';
 import { createClock } from '../../src/util/clock.js';
-import { startScraper } from '../../src/runner/scraper.js';
+import { startScraper } from '../../src/observe/scraper.js';
 import { parsePrometheusText } from '../../src/telemetry/prom-text.js';
 import { defineSuite } from '../../src/runner/suite.js';
 import { runSuite, type Progress } from '../../src/runner/run-suite.js';

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { prometheusAvailable } from '../../src/telemetry/prometheus-server.js';
+import { prometheusAvailable } from '../../src/observe/prometheus-server.js';
 import { pidAlive } from '../../src/util/pid-alive.js';
 
 const child = fileURLToPath(new URL('./sigint-child.js', import.meta.url));

@@ -11,7 +11,7 @@ import { startWorkload } from '../../src/workload/workload.js';
 import { createHttpClient } from '../../src/workload/http-client.js';
 import { callOp, counterAddOp, type OpContext } from '../../src/workload/ops.js';
 import { exactlyOnce, idempotentRetriesAgree, noClientLeftHanging } from '../../src/checkers/index.js';
-import type { RunData } from '../../src/runner/run-data.js';
+import type { RunData } from '../../src/run-data/run-data.js';
 import { startToyIngress } from './toy-ingress.js';
 
 function runDataOf(ops: readonly RunData['history'][number][], deadlineMs: number): RunData {

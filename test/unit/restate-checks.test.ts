@@ -8,7 +8,7 @@ import { leadershipTimeline, partitionLeadership } from '../../src/checkers/part
 import { pendingDrains } from '../../src/checkers/pending-drains.js';
 import { leadershipChanged } from '../../src/checkers/leadership-changed.js';
 import { metricNames } from '../../src/protocol/names.js';
-import type { RunData, SeriesSample } from '../../src/runner/run-data.js';
+import type { RunData, SeriesSample } from '../../src/run-data/run-data.js';
 import { defineSuite, skipReasonFor } from '../../src/runner/suite.js';
 import { restateMissingSignals } from '../../src/targets/restate/target.js';
 import { noClientLeftHanging } from '../../src/checkers/no-client-left-hanging.js';

@@ -1,7 +1,7 @@
-// Passes everything through untouched: stage 0 of every link, and what a toxic becomes on
-// a connection where its toxicity roll missed.
+// Passes everything through untouched: stage 0 of every link, what a toxic becomes on a
+// connection where its toxicity roll missed, and the `noop` type Toxiproxy registers.
 import { END } from '../chunk-queue.js';
-import type { Toxic, ToxicStub } from '../toxic.js';
+import type { Toxic, ToxicDefinition, ToxicStub } from '../toxic.js';
 
 export const noopToxic: Toxic = {
   async pipe(stub: ToxicStub): Promise<void> {
@@ -12,4 +12,10 @@ export const noopToxic: Toxic = {
       stub.send(item);
     }
   },
+};
+
+export const noopToxicDefinition: ToxicDefinition = {
+  type: 'noop',
+  attributes: [],
+  create: () => noopToxic,
 };

@@ -3,6 +3,8 @@ import type { ToxicDefinition } from '../toxic.js';
 import { bandwidthToxic } from './bandwidth.js';
 import { latencyToxic } from './latency.js';
 import { limitDataToxic } from './limit-data.js';
+import { noopToxicDefinition } from './noop.js';
+import { packetLossToxic } from './packet-loss.js';
 import { resetPeerToxic } from './reset-peer.js';
 import { slicerToxic } from './slicer.js';
 import { slowCloseToxic } from './slow-close.js';
@@ -10,6 +12,7 @@ import { timeoutToxic } from './timeout.js';
 
 export const toxicRegistry: ReadonlyMap<string, ToxicDefinition> = new Map(
   [
+    noopToxicDefinition,
     latencyToxic,
     bandwidthToxic,
     slowCloseToxic,
@@ -17,5 +20,6 @@ export const toxicRegistry: ReadonlyMap<string, ToxicDefinition> = new Map(
     resetPeerToxic,
     slicerToxic,
     limitDataToxic,
+    packetLossToxic,
   ].map((d) => [d.type, d]),
 );

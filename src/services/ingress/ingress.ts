@@ -14,9 +14,21 @@ import type { Registry } from 'prom-client';
 import { lookupHandler, catalogue } from '../../protocol/catalogue.js';
 import { createLogClient, type LogClient } from '../../protocol/grpc.js';
 import { isInvocationId, makeInvocationId } from '../../protocol/ids.js';
+import {
+  checkHandlerInput,
+  checkIdempotencyKey,
+  checkKey,
+  limits,
+  type ArgumentProblem,
+} from '../../protocol/limits.js';
 import type * as w from '../../protocol/wire.js';
 import { SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
-import { spanAttributes as A } from '../../protocol/names.js';
+import {
+  INVOCATION_ID_HEADER,
+  TRACE_ID_HEADER,
+  spanAttributes as A,
+  type Protocol,
+} from '../../protocol/names.js';
 import type { Logger } from '../../telemetry/logger.js';
 import { noBugs, type BugName } from '../bugs.js';
 import {
@@ -31,6 +43,7 @@ import { Dispatcher, type SubmitInput } from './dispatcher.js';
 import { LegacyDispatcher } from './legacy-dispatcher.js';
 import { createIngressMetrics, type IngressMetrics, type RequestKind } from './metrics.js';
 import { Router } from './router.js';
+import { LimboError, messageOf } from '../../util/errors.js';
 
 export interface IngressOptions {
   node: string;
@@ -38,7 +51,7 @@ export interface IngressOptions {
   host?: string;
   port?: number;
   metricsPort?: number;
-  protocol?: 'rpc' | 'legacy';
+  protocol?: Protocol;
   rpcTimeoutMs?: number;
   longPollMs?: number;
   /** 0 = no deadline: the request waits as long as it takes. */
@@ -47,6 +60,8 @@ export interface IngressOptions {
   maxBodyBytes?: number;
   /** Bug switches (src/services/bugs.ts); none by default. */
   bugs?: ReadonlySet<BugName>;
+  /** Bound on receiving a request's headers and body (408 beyond); see limits.receiveMsMax. */
+  receiveTimeoutMs?: number;
   logger: Logger;
   registry?: Registry;
   /** Defaults to OTLP export configured from `env` (OTEL_* variables). */
@@ -54,19 +69,24 @@ export interface IngressOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-export const INVOCATION_ID_HEADER = 'x-limbo-invocation-id';
-export const TRACE_ID_HEADER = 'x-limbo-trace-id';
+export { INVOCATION_ID_HEADER, TRACE_ID_HEADER } from '../../protocol/names.js';
 
-class HttpError extends Error {
+class HttpError extends LimboError {
   constructor(
     readonly status: number,
     readonly outcome: string,
     message: string,
     readonly headers: Record<string, string> = {},
     readonly invocationId?: string,
+    /** The request field a 400 is about (handler argument, key, header). */
+    readonly field?: string,
   ) {
-    super(message);
+    super(`E_HTTP_${status}`, message);
   }
+}
+
+function badArgument(p: ArgumentProblem): HttpError {
+  return new HttpError(400, 'bad_request', p.message, {}, undefined, p.field);
 }
 
 export async function startIngress(o: IngressOptions): Promise<StartedService> {
@@ -108,7 +128,7 @@ export async function startIngress(o: IngressOptions): Promise<StartedService> {
       ...o,
       requestTimeoutMs: o.requestTimeoutMs ?? 0,
       maxPending: o.maxPending ?? 10_000,
-      maxBodyBytes: o.maxBodyBytes ?? 1024 * 1024,
+      maxBodyBytes: Math.min(o.maxBodyBytes ?? limits.payloadBytesMax, limits.payloadBytesMax),
     },
     router,
     dispatcher,
@@ -117,10 +137,16 @@ export async function startIngress(o: IngressOptions): Promise<StartedService> {
     pending,
     tracing,
   );
-  const server = http.createServer((req, res) => api.handle(req, res));
+  // A slow or silent sender (headers or a body shorter than its content-length) gets 408
+  // once receiving its request took longer than the bound; a response may take as long as
+  // the handler does (Node's request timeout ends when the request has been received).
+  const receiveMs = Math.min(o.receiveTimeoutMs ?? limits.receiveMsDefault, limits.receiveMsMax);
+  const server = http.createServer({ connectionsCheckingInterval: Math.min(1000, receiveMs) }, (req, res) =>
+    api.handle(req, res),
+  );
   server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  server.requestTimeout = 0;
+  server.headersTimeout = receiveMs;
+  server.requestTimeout = receiveMs;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(o.port ?? 0, host, () => {
@@ -169,11 +195,20 @@ class IngressApi {
   ) {}
 
   handle(req: http.IncomingMessage, res: http.ServerResponse): void {
-    const url = new URL(req.url ?? '/', 'http://ingress');
-    const segments = url.pathname
-      .split('/')
-      .filter((s) => s !== '')
-      .map((s) => decodeURIComponent(s));
+    let url: URL;
+    let segments: string[];
+    try {
+      url = new URL(req.url ?? '/', 'http://ingress');
+      segments = url.pathname
+        .split('/')
+        .filter((s) => s !== '')
+        .map((s) => decodeURIComponent(s));
+    } catch {
+      // A path that is not a URL or has a broken %-escape: the client's error, never a crash.
+      this.metrics.requests.inc({ kind: 'call', outcome: 'bad_request' });
+      send(res, 400, { error: 'malformed request path', field: 'path' });
+      return;
+    }
     if (req.method === 'GET' && url.pathname === '/health') {
       send(res, 200, { ok: true, partitionTable: this.router.current !== undefined });
       return;
@@ -243,7 +278,7 @@ class IngressApi {
             ? err
             : abort.signal.reason instanceof HttpError
               ? abort.signal.reason
-              : new HttpError(500, 'error', err instanceof Error ? err.message : String(err));
+              : new HttpError(500, 'error', messageOf(err));
         if (e.status === 499) {
           finish('aborted', 499);
           return;
@@ -251,7 +286,11 @@ class IngressApi {
         for (const [k, v] of Object.entries(e.headers)) res.setHeader(k, v);
         const idv = e.invocationId ?? invocationId;
         if (idv !== undefined) res.setHeader(INVOCATION_ID_HEADER, idv);
-        send(res, e.status, { error: e.message, ...(idv !== undefined ? { invocationId: idv } : {}) });
+        send(res, e.status, {
+          error: e.message,
+          ...(e.field !== undefined ? { field: e.field } : {}),
+          ...(idv !== undefined ? { invocationId: idv } : {}),
+        });
         finish(e.outcome, e.status);
       });
   }
@@ -296,19 +335,36 @@ class IngressApi {
     }
     if (req.method !== 'POST') throw new HttpError(405, 'bad_request', 'use POST to call a handler');
     const target = parseTarget(segments);
-    const body = await readBody(req, this.o.maxBodyBytes);
-    const text = body.length === 0 ? 'null' : body.toString('utf8');
-    try {
-      JSON.parse(text);
-    } catch (e) {
-      throw new HttpError(400, 'bad_request', `malformed JSON body: ${(e as Error).message}`);
-    }
     // Bug switch idempotency-key-ignored: the key read from the wrong header (never sent).
     const idempotencyKey = headerValue(
       req.headers[
         this.o.bugs?.has('idempotency-key-ignored') === true ? 'idempotency_key' : 'idempotency-key'
       ],
     );
+    const keyProblem =
+      (target.key !== '' ? checkKey(target.key) : undefined) ??
+      (idempotencyKey !== undefined ? checkIdempotencyKey(idempotencyKey) : undefined);
+    if (keyProblem) {
+      req.resume();
+      throw badArgument(keyProblem);
+    }
+    const body = await readBody(req, this.o.maxBodyBytes);
+    const text = body.length === 0 ? 'null' : body.toString('utf8');
+    let args: unknown;
+    try {
+      args = JSON.parse(text);
+    } catch (e) {
+      throw new HttpError(
+        400,
+        'bad_request',
+        `malformed JSON body: ${(e as Error).message}`,
+        {},
+        undefined,
+        'body',
+      );
+    }
+    const argumentProblem = checkHandlerInput(target.service, target.handler, args);
+    if (argumentProblem) throw badArgument(argumentProblem);
     const invocationId = makeInvocationId(target, idempotencyKey);
     setInvocationId(invocationId);
     const partition = await this.partitionOf(invocationId, signal);
@@ -322,7 +378,7 @@ class IngressApi {
       payload: Buffer.from(text, 'utf8'),
       idempotencyKey: idempotencyKey ?? '',
       replyOn: kind === 'send' ? 'SUBMITTED' : 'OUTPUT',
-      traceparent: traceparentOf(span) || (headerValue(req.headers.traceparent) ?? ''),
+      traceparent: traceparentOf(span) || wellFormedTraceparent(headerValue(req.headers.traceparent)),
     };
     const res = this.legacy
       ? await this.legacy.submit(input, signal)
@@ -360,7 +416,15 @@ function outputAnswer(output: w.Output): { status: number; body: unknown; outcom
   };
 }
 
+/** A client's traceparent header if it has the W3C form, else '' (never stored as given). */
+function wellFormedTraceparent(v: string | undefined): string {
+  return v !== undefined && v.length <= limits.traceparentCharsMax && TRACEPARENT.test(v) ? v : '';
+}
+const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}(-.*)?$/;
+
 function parseTarget(segments: string[]): { service: string; key: string; handler: string } {
+  if (segments.length > limits.pathSegmentsMax)
+    throw new HttpError(404, 'not_found', `a path has at most ${limits.pathSegmentsMax} segments`);
   const parts = segments[segments.length - 1] === 'send' ? segments.slice(0, -1) : segments;
   const service = parts[0];
   if (service === undefined) throw new HttpError(404, 'not_found', 'no service named');

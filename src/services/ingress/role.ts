@@ -1,5 +1,6 @@
 // `limbo serve ingress`: options in, a running ingress out.
 import type { OptionSpecs } from '../../util/options.js';
+import { limits } from '../../protocol/limits.js';
 import { UsageError } from '../../util/errors.js';
 import { bugsOption, parseBugs } from '../bugs.js';
 import { defineRole } from '../service.js';
@@ -53,7 +54,20 @@ const options = {
     description: 'client request deadline, answered 504 (0 = none)',
   },
   maxPending: { type: 'int', default: 10_000, min: 1, description: 'pending requests before answering 503' },
-  maxBodyBytes: { type: 'int', default: 1024 * 1024, min: 1, description: 'request body limit (413 above)' },
+  receiveTimeoutMs: {
+    type: 'int',
+    default: limits.receiveMsDefault,
+    min: 100,
+    max: limits.receiveMsMax,
+    description: 'bound on receiving a request (headers and body), answered 408',
+  },
+  maxBodyBytes: {
+    type: 'int',
+    default: limits.payloadBytesMax,
+    min: 1,
+    max: limits.payloadBytesMax,
+    description: 'request body limit (413 above)',
+  },
   bugs: bugsOption,
 } satisfies OptionSpecs;
 

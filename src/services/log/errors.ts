@@ -2,7 +2,7 @@
 // status it travels as, so a client sees INVALID_ARGUMENT for bad input and the server
 // keeps serving.
 import { grpc } from '../../protocol/grpc.js';
-import { LimboError } from '../../util/errors.js';
+import { LimboError, messageOf } from '../../util/errors.js';
 
 export type LogErrorCode =
   | 'E_BAD_REQUEST'
@@ -44,7 +44,7 @@ export function toServiceError(err: unknown): Partial<grpc.StatusObject> & Error
   if (err instanceof LogServerError) {
     return Object.assign(new Error(err.message), { code: err.grpcStatus, details: err.message });
   }
-  const message = err instanceof Error ? err.message : String(err);
+  const message = messageOf(err);
   return Object.assign(new Error(message), { code: grpc.status.INTERNAL, details: message });
 }
 

@@ -6,6 +6,7 @@
 //   GET /metrics ─▶ own prom-client registry
 import type { Registry } from 'prom-client';
 import { bindServer, grpc, serverOptions, serviceDefinitions } from '../../protocol/grpc.js';
+import { limits } from '../../protocol/limits.js';
 import type * as w from '../../protocol/wire.js';
 import { noBugs, type BugName } from '../bugs.js';
 import type { Logger } from '../../telemetry/logger.js';
@@ -162,9 +163,11 @@ function logHandlers(
   streams: StreamRegistry,
   bugs: ReadonlySet<BugName>,
 ): grpc.UntypedServiceImplementation {
-  const append = unaryHandler<w.AppendRequest, w.AppendResponse>((req) =>
-    store.append(req.partition, req.records),
-  );
+  const append = unaryHandler<w.AppendRequest, w.AppendResponse>((req) => {
+    if (req.records.length > limits.appendRecordsMax)
+      throw badRequest('records', `an append carries at most ${limits.appendRecordsMax} records`);
+    return store.append(req.partition, req.records);
+  });
   const getTail = unaryHandler<w.GetTailRequest, w.GetTailResponse>((req) => ({
     tailLsn: store.partition(req.partition).tailLsn,
   }));
@@ -211,20 +214,38 @@ function controllerHandlers(
   controller: Controller,
   streams: StreamRegistry,
 ): grpc.UntypedServiceImplementation {
-  const heartbeat = unaryHandler<w.HeartbeatRequest, w.HeartbeatResponse>((req) => controller.heartbeat(req));
+  const heartbeat = unaryHandler<w.HeartbeatRequest, w.HeartbeatResponse>((req) => {
+    checkChars('address', req.address, limits.addressCharsMax);
+    if (req.partitions.length > limits.heartbeatPartitionsMax)
+      throw badRequest('partitions', `a heartbeat lists at most ${limits.heartbeatPartitionsMax} partitions`);
+    return controller.heartbeat(req);
+  });
   const getPartitionTable = unaryHandler<w.GetPartitionTableRequest, w.PartitionTable>(() =>
     controller.currentTable(),
   );
   const compareAndSwapLeader = unaryHandler<w.CompareAndSwapLeaderRequest, w.CompareAndSwapLeaderResponse>(
-    (req) => controller.compareAndSwapLeader(req),
+    (req) => {
+      checkChars('leaderNode', req.leaderNode, limits.nodeNameCharsMax);
+      return controller.compareAndSwapLeader(req);
+    },
   );
   const transferLeadership = unaryHandler<w.TransferLeadershipRequest, w.TransferLeadershipResponse>(
-    async (req) => ({ assignment: await controller.transferLeadership(req.partition, req.node) }),
+    async (req) => {
+      checkChars('node', req.node, limits.nodeNameCharsMax);
+      return { assignment: await controller.transferLeadership(req.partition, req.node) };
+    },
   );
   const watchPartitionTable: grpc.handleServerStreamingCall<
     w.WatchPartitionTableRequest,
     w.PartitionTable
   > = (call) => {
+    if (call.request.watcher.length > limits.nodeNameCharsMax) {
+      call.emit(
+        'error',
+        toServiceError(badRequest('watcher', `watcher is longer than ${limits.nodeNameCharsMax} characters`)),
+      );
+      return;
+    }
     const { signal, done } = streams.add(call);
     // Only the newest table matters: a slow watcher gets the latest one when it can take it.
     let latest: w.PartitionTable | undefined;
@@ -249,4 +270,12 @@ function controllerHandlers(
     });
   };
   return { heartbeat, getPartitionTable, compareAndSwapLeader, transferLeadership, watchPartitionTable };
+}
+
+function badRequest(field: string, message: string): LogServerError {
+  return new LogServerError('E_BAD_REQUEST', `${field}: ${message}`);
+}
+
+function checkChars(field: string, value: string, max: number): void {
+  if (value.length > max) throw badRequest(field, `longer than ${max} characters`);
 }

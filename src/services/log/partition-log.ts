@@ -5,7 +5,9 @@
 //   append(records) ─▶ queue ─┘     ─▶ LSNs become durable ─▶ acks + wake tailing readers
 //
 // Only durable records are ever read: the index (file offset per LSN) grows after the
-// fsync, and reads stop at the durable tail. A failed write or fsync poisons the partition
+// fsync, and reads stop at the durable tail. The most recent durable batches stay in memory
+// (bounded by maxCachedBytes), so tailing readers — every replica follows every partition —
+// read what was just written without a read syscall; older records come from the file. A failed write or fsync poisons the partition
 // (the file's state is unknown, see "fsyncgate"); a restart recovers it from disk.
 import { open, type FileHandle } from 'node:fs/promises';
 import type { LogEntry } from '../../protocol/wire.js';
@@ -29,6 +31,8 @@ export interface PartitionLogOptions {
   maxBatchBytes?: number;
   /** Bytes waiting for the next flush before appends are refused as overloaded. */
   maxPendingBytes?: number;
+  /** Bytes of the most recent durable batches kept in memory for tailing reads (default 8 MiB). */
+  maxCachedBytes?: number;
   now?: () => number;
   hooks?: PartitionLogHooks;
 }
@@ -55,6 +59,10 @@ export class PartitionLog {
   private tailWake: { promise: Promise<void>; resolve: () => void };
   private readonly maxBatchBytes: number;
   private readonly maxPendingBytes: number;
+  private readonly maxCachedBytes: number;
+  /** The newest durable batches as written, oldest first, contiguous up to endOffset. */
+  private readonly cached: { offset: number; buf: Buffer }[] = [];
+  private cachedBytes = 0;
   private readonly now: () => number;
 
   private constructor(
@@ -66,6 +74,7 @@ export class PartitionLog {
   ) {
     this.maxBatchBytes = o.maxBatchBytes ?? 4 * 1024 * 1024;
     this.maxPendingBytes = o.maxPendingBytes ?? 64 * 1024 * 1024;
+    this.maxCachedBytes = o.maxCachedBytes ?? 8 * 1024 * 1024;
     this.now = o.now ?? (() => performance.now());
     this.tailWake = deferred();
   }
@@ -178,6 +187,7 @@ export class PartitionLog {
       return;
     }
     let lsn = this.starts.length;
+    this.remember(this.endOffset, buf);
     this.endOffset += bytes;
     for (const s of newStarts) this.starts.push(s);
     const doneMs = this.now();
@@ -225,14 +235,7 @@ export class PartitionLog {
       last++;
     }
     const endOffset = this.endOf(last);
-    const buf = Buffer.allocUnsafe(endOffset - startOffset);
-    let got = 0;
-    while (got < buf.length) {
-      const { bytesRead } = await this.fh.read(buf, got, buf.length - got, startOffset + got);
-      if (bytesRead === 0)
-        throw new LogServerError('E_LOG_FAILED', `short read in partition ${this.o.partition}`);
-      got += bytesRead;
-    }
+    const buf = this.fromCache(startOffset, endOffset) ?? (await this.fromFile(startOffset, endOffset));
     const entries: LogEntry[] = [];
     for (let lsn = first; lsn <= last; lsn++) {
       const at = (this.starts[lsn - 1] as number) - startOffset;
@@ -248,6 +251,52 @@ export class PartitionLog {
       });
     }
     return entries;
+  }
+
+  /** Keeps a durable batch for tailing readers, dropping the oldest beyond the bound. */
+  private remember(offset: number, buf: Buffer): void {
+    if (buf.length > this.maxCachedBytes) {
+      this.cached.length = 0;
+      this.cachedBytes = 0;
+      return;
+    }
+    this.cached.push({ offset, buf });
+    this.cachedBytes += buf.length;
+    let drop = 0;
+    while (this.cachedBytes > this.maxCachedBytes) this.cachedBytes -= this.cached[drop++]!.buf.length;
+    if (drop > 0) this.cached.splice(0, drop);
+  }
+
+  /** [start, end) from the in-memory batches, or undefined when it begins before them. */
+  private fromCache(start: number, end: number): Buffer | undefined {
+    if (this.cached.length === 0 || this.cached[0]!.offset > start) return undefined;
+    // The batch holding `start`: the last one that begins at or before it (binary search).
+    let lo = 0;
+    let hi = this.cached.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.cached[mid]!.offset <= start) lo = mid;
+      else hi = mid - 1;
+    }
+    const first = lo;
+    const parts: Buffer[] = [];
+    for (let i = first; i < this.cached.length && this.cached[i]!.offset < end; i++) {
+      const c = this.cached[i]!;
+      parts.push(c.buf.subarray(Math.max(0, start - c.offset), Math.min(c.buf.length, end - c.offset)));
+    }
+    return parts.length === 1 ? parts[0] : Buffer.concat(parts);
+  }
+
+  private async fromFile(start: number, end: number): Promise<Buffer> {
+    const buf = Buffer.allocUnsafe(end - start);
+    let got = 0;
+    while (got < buf.length) {
+      const { bytesRead } = await this.fh.read(buf, got, buf.length - got, start + got);
+      if (bytesRead === 0)
+        throw new LogServerError('E_LOG_FAILED', `short read in partition ${this.o.partition}`);
+      got += bytesRead;
+    }
+    return buf;
   }
 
   private endOf(lsn: number): number {

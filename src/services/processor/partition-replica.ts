@@ -14,7 +14,7 @@ import type { LogClient } from '../../protocol/grpc.js';
 import { decodeRecord, encodeRecord, type LogRecord } from '../../protocol/records.js';
 import type * as w from '../../protocol/wire.js';
 import { SpanKind, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
-import { spanAttributes as A } from '../../protocol/names.js';
+import { spanAttributes as A, type Protocol } from '../../protocol/names.js';
 import type { Logger } from '../../telemetry/logger.js';
 import { lookupHandler } from '../../protocol/catalogue.js';
 import { noBugs, type BugName } from '../bugs.js';
@@ -23,8 +23,9 @@ import { Backoff, sleep } from '../../util/backoff.js';
 import { Invoker } from './invoker.js';
 import type { ProcessorMetrics } from './metrics.js';
 import { PartitionStateMachine, type ApplyEffect, type InvocationState } from './state-machine.js';
+import { messageOf } from '../../util/errors.js';
 
-export type Protocol = 'rpc' | 'legacy';
+export type { Protocol } from '../../protocol/names.js';
 type Role = 'follower' | 'candidate' | 'leader';
 
 export interface ReplicaOptions {
@@ -296,7 +297,7 @@ export class PartitionReplica {
     } catch (err) {
       span?.setStatus({
         code: SpanStatusCode.ERROR,
-        message: err instanceof Error ? err.message : String(err),
+        message: messageOf(err),
       });
       throw err;
     } finally {
@@ -546,10 +547,7 @@ export class PartitionReplica {
         if (traceparent !== '') record.traceparent = traceparent;
         this.propose(record, span).catch((err: unknown) => {
           if (this.byProposal.get(proposal.seq) === waiter) this.byProposal.delete(proposal.seq);
-          this.finish(
-            waiter,
-            this.error('INTERNAL', `append failed: ${err instanceof Error ? err.message : String(err)}`),
-          );
+          this.finish(waiter, this.error('INTERNAL', `append failed: ${messageOf(err)}`));
         });
       },
     ) as Promise<w.SubmitResponse>;

@@ -10,6 +10,7 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Counter, Gauge, Registry } from 'prom-client';
+import type { Observer } from '../../observe/observer.js';
 import { metricNames } from '../../protocol/names.js';
 import { startMetricsServer } from '../../telemetry/metrics.js';
 import { listPartitionProcessors, type PartitionProcessor } from './partitions.js';
@@ -23,7 +24,8 @@ export interface LeadershipView {
   leaders: Record<string, string[]>;
 }
 
-export interface LeadershipObserver {
+/** A run observer (it runs for the target's life; the runner scrapes its /metrics like a service's). */
+export interface LeadershipObserver extends Observer {
   readonly metricsUrl: string;
   /** Every change seen (the first view included), oldest first; bounded. */
   readonly timeline: readonly LeadershipView[];
@@ -116,6 +118,7 @@ export async function startLeadershipObserver(options: {
   await poll();
   const timer = setInterval(() => void poll(), intervalMs);
   return {
+    name: 'restate leadership',
     metricsUrl: server.url,
     timeline,
     last: () => last,

@@ -4,7 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../../telemetry/logger.js';
 import { sleep } from '../../util/backoff.js';
-import { TimeoutError } from '../../util/errors.js';
+import { TimeoutError, messageOf } from '../../util/errors.js';
+import { waitFor } from '../../util/wait.js';
 import { listPartitions } from './partitions.js';
 import { provisionCluster } from './restatectl.js';
 
@@ -57,7 +58,7 @@ export async function registerDeployment(
       }
       last = `${res.status} ${text}`;
     } catch (err) {
-      last = err instanceof Error ? err.message : String(err);
+      last = messageOf(err);
     }
     await sleep(500);
   }
@@ -69,18 +70,18 @@ export async function waitForLeaders(
   partitions: number,
   deadline: number,
 ): Promise<void> {
-  let last = '';
-  while (Date.now() < deadline) {
-    try {
+  await waitFor(
+    async () => {
       const leaders = await listPartitions(fabricAddress);
-      if (leaders.size >= partitions) return;
-      last = `${leaders.size} of ${partitions} partitions have a leader`;
-    } catch (err) {
-      last = err instanceof Error ? err.message : String(err);
-    }
-    await sleep(500);
-  }
-  throw new TimeoutError(`restate partitions did not all get a leader in time: ${last}`);
+      if (leaders.size >= partitions) return true;
+      throw new Error(`${leaders.size} of ${partitions} partitions have a leader`);
+    },
+    {
+      what: 'restate partitions all have a leader',
+      timeoutMs: Math.max(0, deadline - Date.now()),
+      intervalMs: 500,
+    },
+  );
 }
 
 /** One Echo call through `ingressUrl`; resolves true when it answered 200 with the input. */
@@ -101,13 +102,13 @@ export async function echoOnce(ingressUrl: string, timeoutMs = CALL_ATTEMPT_TIME
 }
 
 export async function waitUntilServing(ingressUrls: readonly string[], deadline: number): Promise<void> {
-  const waitOne = async (url: string): Promise<void> => {
-    while (Date.now() < deadline) {
-      if (await echoOnce(url, Math.min(CALL_ATTEMPT_TIMEOUT_MS, Math.max(100, deadline - Date.now()))))
-        return;
-      await sleep(POLL_INTERVAL_MS);
-    }
-    throw new TimeoutError(`no call succeeded through restate ingress ${url} in time`);
-  };
-  await Promise.all(ingressUrls.map(waitOne));
+  await Promise.all(
+    ingressUrls.map((url) =>
+      waitFor(() => echoOnce(url, Math.min(CALL_ATTEMPT_TIMEOUT_MS, Math.max(100, deadline - Date.now()))), {
+        what: `a call succeeds through restate ingress ${url}`,
+        timeoutMs: Math.max(0, deadline - Date.now()),
+        intervalMs: POLL_INTERVAL_MS,
+      }),
+    ),
+  );
 }

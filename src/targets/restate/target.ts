@@ -25,12 +25,19 @@ import { metricNames } from '../../protocol/names.js';
 import { createCleanup } from '../../runtime/cleanup.js';
 import { silentLogger } from '../../telemetry/logger.js';
 import { restateClientApi } from '../../workload/client-api.js';
-import { openToxiproxy } from '../toxiproxy-server.js';
-import { TargetError, type ServiceHandle, type StartedTarget, type Target } from '../target.js';
+import { openToxiproxy } from '../../runtime/toxiproxy.js';
+import {
+  TargetError,
+  type ServiceHandle,
+  type StartedTarget,
+  type Target,
+  type TargetProfile,
+} from '../target.js';
 import { startRestateCluster, type RestateNode } from './cluster.js';
 import { invocationsByIdempotencyKey } from './invocations.js';
 import { startLeadershipObserver } from './leadership-observer.js';
 import { restateSignals } from './signals.js';
+import { predicateProbe, waitFor } from '../../util/wait.js';
 import { pidAlive } from '../../util/pid-alive.js';
 
 /** Restate metrics a run keeps from the nodes' /metrics (the rest are RocksDB internals etc.). */
@@ -72,10 +79,12 @@ export function restateLinkNames(nodes = NODES): string[] {
 
 const hostPort = (url: string): string => new URL(url).host;
 
-async function waitFor(cond: () => boolean, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-}
+const waitGone = (what: string, gone: () => boolean): Promise<true> =>
+  waitFor(predicateProbe(gone), {
+    what: `${what} has exited after SIGKILL`,
+    timeoutMs: KILL_WAIT_MS,
+    intervalMs: 25,
+  });
 
 function nodeHandle(node: RestateNode): ServiceHandle {
   return {
@@ -86,7 +95,7 @@ function nodeHandle(node: RestateNode): ServiceHandle {
     metricsUrl: () => (node.isRunning() ? node.metricsUrl : undefined),
     kill: async () => {
       node.kill('SIGKILL');
-      await waitFor(() => !node.isRunning(), KILL_WAIT_MS);
+      await waitGone(`node-${node.index}`, () => !node.isRunning());
     },
     pause: () => Promise.resolve(node.pause()),
     resume: () => Promise.resolve(node.resume()),
@@ -108,7 +117,7 @@ function endpointHandle(pid: number): ServiceHandle {
     metricsUrl: () => undefined,
     kill: async () => {
       await signal('SIGKILL');
-      await waitFor(() => !pidAlive(pid), KILL_WAIT_MS);
+      await waitGone('the service endpoint', () => !pidAlive(pid));
     },
     pause: () => signal('SIGSTOP'),
     resume: () => signal('SIGCONT'),
@@ -118,14 +127,29 @@ function endpointHandle(pid: number): ServiceHandle {
   };
 }
 
+const keptMetrics = new Set(keptRestateMetrics);
+
+/** Restate's static profile: its own ingress API, the signals it lacks, its leadership check and rate cap. */
+export const restateProfile: TargetProfile = {
+  clientApi: restateClientApi,
+  missingSignals: restateMissingSignals(),
+  keepMetric: (name) => keptMetrics.has(name),
+  extraCheckers: [partitionLeadership()],
+  workloadLimits: { maxRatePerSec: RESTATE_MAX_OPS_PER_SEC },
+};
+
 export function restateTarget(): Target {
   return {
     name: 'restate',
+    profile: restateProfile,
     async start(topology, ctx): Promise<StartedTarget> {
       const cleanup = createCleanup();
       const env = ctx.env ?? process.env;
       try {
-        const tp = await openToxiproxy(ctx.toxiproxyUrl, { env });
+        const tp = await openToxiproxy(ctx.toxiproxyUrl, {
+          env,
+          ...(ctx.seed !== undefined ? { seed: ctx.seed } : {}),
+        });
         cleanup.add('toxiproxy', () => tp.stop());
         const proxies: Proxy[] = [];
         const makeProxy = async (name: string, upstream: string): Promise<Proxy> => {
@@ -167,7 +191,6 @@ export function restateTarget(): Target {
         services.set('service', endpointHandle(cluster.services.pid));
         const links: Record<string, string> = {};
         for (const name of restateLinkNames(NODES)) links[name] = name;
-        const keep = new Set(keptRestateMetrics);
         const stop = (): Promise<void> => cleanup.runAll();
         return {
           name: 'restate',
@@ -200,11 +223,6 @@ export function restateTarget(): Target {
             );
             return new Map([...found].map(([k, v]) => [k, v.id]));
           },
-          clientApi: restateClientApi,
-          missingSignals: restateMissingSignals(),
-          keepMetric: (name) => keep.has(name),
-          extraCheckers: [partitionLeadership()],
-          workloadLimits: { maxRatePerSec: RESTATE_MAX_OPS_PER_SEC },
           stop,
           [Symbol.asyncDispose]: stop,
         };

@@ -2,7 +2,7 @@
 // runner's /metrics at 1 s, follows services across restarts, loads the alert rules, and
 // answers the suite's PromQL assertions before it stops.
 //
-//   target.services + runner ─▶ targets() every 500 ms ─▶ changed? ─▶ setTargets (file_sd)
+//   testbed's scrape targets ─▶ targets() every 500 ms ─▶ changed? ─▶ setTargets (file_sd)
 //                                                                       └▶ Prometheus
 //   converge done ─▶ settle(): one scrape of every target after it ─▶ evaluate(queries)
 //
@@ -10,28 +10,16 @@
 // next tick and rewrites the targets file, so Prometheus follows it. The TSDB lives in
 // `<runDir>/prometheus/` and is kept: `prometheus --storage.tsdb.path=<it>` reopens the run.
 import { join } from 'node:path';
-import type { PromqlQuery } from '../checkers/promql.js';
+import type { PromqlQuery } from '../run-data/run-data.js';
 import {
   PromQueryError,
   startPrometheus,
   type PrometheusTarget,
   type StartedPrometheus,
-} from '../telemetry/prometheus-server.js';
-import type { StartedTarget } from '../targets/target.js';
-import type { PromqlEvaluation } from './run-data.js';
-
-/** What a run scrapes: the runner, the target's extra endpoints (Toxiproxy) and every running service, by role. */
-export function runTargets(runnerMetricsUrl: string, target: StartedTarget): () => PrometheusTarget[] {
-  return () => {
-    const t: PrometheusTarget[] = [{ job: 'runner', url: runnerMetricsUrl }];
-    for (const [job, url] of Object.entries(target.extraMetricsUrls())) t.push({ job, url });
-    for (const s of target.services.values()) {
-      const url = s.metricsUrl();
-      if (url !== undefined) t.push({ job: s.role, url });
-    }
-    return t;
-  };
-}
+} from './prometheus-server.js';
+import type { PromqlEvaluation, RunData } from '../run-data/run-data.js';
+import type { Observer } from './observer.js';
+import { messageOf } from '../util/errors.js';
 
 export interface RunPrometheusOptions {
   runDir: string;
@@ -95,7 +83,7 @@ export async function startRunPrometheus(options: RunPrometheusOptions): Promise
     // So the dashboards and assertions see the run from its start.
     await prometheus.waitForTargetsUp(options.firstScrapeTimeoutMs ?? 20_000);
   } catch (err) {
-    log(`prometheus: ${err instanceof Error ? err.message : String(err)}`);
+    log(`prometheus: ${messageOf(err)}`);
   }
   return {
     prometheus,
@@ -104,13 +92,41 @@ export async function startRunPrometheus(options: RunPrometheusOptions): Promise
     async settle(timeoutMs = scrapeIntervalMs * 5) {
       await sync();
       await prometheus.waitForScrapesAfter(Date.now(), timeoutMs).catch((err: unknown) => {
-        log(`prometheus: ${err instanceof Error ? err.message : String(err)}`);
+        log(`prometheus: ${messageOf(err)}`);
       });
     },
     evaluate: (queries, startMs, endMs) =>
       Promise.all(queries.map((q) => evaluateOne(prometheus, q, startMs, endMs))),
     stop,
     [Symbol.asyncDispose]: stop,
+  };
+}
+
+/**
+ * The run's Prometheus as a run observer: it settles (every target scraped after convergence),
+ * evaluates the suite's PromQL queries at the deadline into run.prometheus.evaluations, and on
+ * stop hands itself to `beforeStop` (tests, extra queries) first.
+ */
+export function prometheusObserver(
+  prom: StartedRunPrometheus,
+  queries: readonly PromqlQuery[],
+  beforeStop?: (prometheus: StartedPrometheus, run: RunData) => Promise<void>,
+): Observer {
+  let seen: RunData | undefined;
+  let stopped: Promise<void> | undefined;
+  return {
+    name: 'prometheus',
+    settle: () => prom.settle(),
+    async beforeAbort({ run, chaosStartEpochMs, deadlineEpochMs }) {
+      seen = run;
+      const evaluations = await prom.evaluate(queries, chaosStartEpochMs, deadlineEpochMs);
+      if (run.prometheus !== undefined) run.prometheus.evaluations = evaluations;
+    },
+    stop: () =>
+      (stopped ??= (async () => {
+        if (beforeStop !== undefined && seen !== undefined) await beforeStop(prom.prometheus, seen);
+        await prom.stop();
+      })()),
   };
 }
 
@@ -151,7 +167,7 @@ async function evaluateOne(
     const error =
       err instanceof PromQueryError
         ? { type: err.errorType, message: err.message }
-        : { type: 'unavailable', message: err instanceof Error ? err.message : String(err) };
+        : { type: 'unavailable', message: messageOf(err) };
     return { ...base, series: [], error };
   }
 }

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exploreChecks, exploreTopology, exploreWorkload } from '../../src/explore/explore.js';
-import { readSeedFile, writeSeedFile, type SeedFile } from '../../src/explore/seed-file.js';
+import { readSeedFile, writeSeedFile, type SeedFile } from '../../src/runner/seed-file.js';
 import { loadSuites } from '../../src/runner/load-suites.js';
 import { UsageError } from '../../src/util/errors.js';
 

@@ -22,7 +22,7 @@ export class ToxiproxyUnavailableError extends LimboError {
 
 export async function openToxiproxy(
   url: string | undefined,
-  options: { env?: NodeJS.ProcessEnv; random?: () => number } = {},
+  options: { env?: NodeJS.ProcessEnv; random?: () => number; seed?: number } = {},
 ): Promise<ToxiproxyHandle> {
   const given = url ?? options.env?.['LIMBO_TOXIPROXY_URL'];
   if (given !== undefined && given !== '') {
@@ -40,6 +40,7 @@ export async function openToxiproxy(
     host: '127.0.0.1',
     port: 0,
     ...(options.random !== undefined ? { random: options.random } : {}),
+    ...(options.seed !== undefined ? { seed: options.seed } : {}),
   });
   return {
     url: server.url,

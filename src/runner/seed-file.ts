@@ -7,11 +7,11 @@ import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkerFactory, checkerNames } from '../checkers/registry.js';
 import type { Checker } from '../checkers/checker.js';
-import { defineSuite, type Suite } from '../runner/suite.js';
+import { defineSuite, type Suite } from './suite.js';
 import type { Topology } from '../targets/target.js';
-import { UsageError } from '../util/errors.js';
+import { UsageError, messageOf } from '../util/errors.js';
 import type { WorkloadSpec } from '../workload/workload.js';
-import { toScheduleEntries, type PlannedFault } from './plan.js';
+import { toScheduleEntries, type PlannedFault } from '../faults/planned.js';
 
 export interface SeedCheck {
   name: string;
@@ -66,7 +66,7 @@ export function suiteFromSeedFile(seed: SeedFile, where: string): Suite & { seed
   try {
     schedule = toScheduleEntries(seed.schedule);
   } catch (err) {
-    throw new UsageError(`${where}: bad schedule: ${err instanceof Error ? err.message : String(err)}`);
+    throw new UsageError(`${where}: bad schedule: ${messageOf(err)}`);
   }
   const suite = defineSuite({
     name: seed.name,
@@ -88,9 +88,7 @@ export function readSeedFile(file: string): Suite & { seed: number } {
   try {
     data = JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new UsageError(
-      `${file}: cannot read seed file: ${err instanceof Error ? err.message : String(err)}`,
-    );
+    throw new UsageError(`${file}: cannot read seed file: ${messageOf(err)}`);
   }
   return suiteFromSeedFile(data as SeedFile, file);
 }

@@ -7,7 +7,8 @@
 import http from 'node:http';
 import type { Clock } from '../util/clock.js';
 import { parsePrometheusText } from '../telemetry/prom-text.js';
-import type { SeriesSample } from './run-data.js';
+import type { RunData, SeriesSample } from '../run-data/run-data.js';
+import type { Observer } from './observer.js';
 
 export interface ScraperOptions {
   /** Current scrape targets: service name → /metrics URL (asked again every tick). */
@@ -97,5 +98,22 @@ export function startScraper(options: ScraperOptions): StartedScraper {
       agent.destroy();
       return Promise.resolve();
     },
+  };
+}
+
+/**
+ * The scraper as a run observer: one scrape of the state at convergence, a last one once the
+ * clients stopped, and its samples become the run's series.
+ */
+export function metricsObserver(scraper: StartedScraper): Observer {
+  return {
+    name: 'metrics scraper',
+    settle: () => scraper.scrapeOnce(),
+    async collect(run: RunData) {
+      await scraper.scrapeOnce();
+      await scraper.stop();
+      run.series = scraper.samples;
+    },
+    stop: () => scraper.stop(),
   };
 }

@@ -15,7 +15,7 @@ import {
   prometheusAvailable,
   prometheusConfig,
   startPrometheus,
-} from '../../src/telemetry/prometheus-server.js';
+} from '../../src/observe/prometheus-server.js';
 
 const skip = prometheusAvailable()
   ? false

@@ -9,18 +9,9 @@ import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import protobuf from 'protobufjs';
 
-export interface SpanRecord {
-  traceId: string;
-  spanId: string;
-  parentSpanId: string;
-  name: string;
-  service: string;
-  kind: number;
-  startMs: number;
-  endMs: number;
-  attributes: Record<string, string | number | boolean>;
-  status: { code: number; message: string };
-}
+import type { SpanRecord } from '../run-data/spans.js';
+
+export type { SpanRecord };
 
 export interface StartedOtlpReceiver extends AsyncDisposable {
   /** Base URL to use as OTEL_EXPORTER_OTLP_ENDPOINT (the exporters append /v1/traces). */
@@ -39,7 +30,7 @@ export interface OtlpReceiverOptions {
   onSpans?: (spans: SpanRecord[]) => void;
 }
 
-const protoPath = fileURLToPath(new URL('../../../src/telemetry/otlp-trace.proto', import.meta.url));
+const protoPath = fileURLToPath(new URL('../../../src/observe/otlp-trace.proto', import.meta.url));
 let requestType: protobuf.Type | undefined;
 function exportRequestType(): protobuf.Type {
   requestType ??= protobuf.loadSync(protoPath).lookupType('limbo.otlp.ExportTraceServiceRequest');

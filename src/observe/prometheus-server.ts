@@ -19,7 +19,8 @@ import { freePort } from '../util/free-ports.js';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { LimboError, TimeoutError } from '../util/errors.js';
+import { httpProbe, waitFor } from '../util/wait.js';
+import { LimboError, TimeoutError, messageOf } from '../util/errors.js';
 
 export interface PrometheusTarget {
   /** Becomes the `job` label. */
@@ -120,7 +121,12 @@ export interface StartedPrometheus extends AsyncDisposable {
 }
 
 export class PrometheusStartError extends LimboError {
-  constructor(message: string, options?: ErrorOptions) {
+  constructor(
+    message: string,
+    options?: ErrorOptions,
+    /** Its listen port was taken (another process bound it between probe and bind): worth a retry. */
+    readonly portInUse = false,
+  ) {
     super('E_PROMETHEUS_START', message, options);
   }
 }
@@ -217,7 +223,7 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Start
       } catch (err) {
         lastError = err;
         // Another process may have taken the port between probe and bind: try another.
-        if (!(err instanceof PrometheusStartError) || !/address already in use/.test(err.message)) break;
+        if (!(err instanceof PrometheusStartError) || !err.portInUse) break;
       }
     }
     throw lastError;
@@ -281,8 +287,14 @@ async function launch(
     await waitReady(url, exited, readyTimeoutMs);
   } catch (err) {
     await stopChild(child, exited, stopGraceMs);
-    const message = err instanceof Error ? err.message : String(err);
-    throw new PrometheusStartError(`prometheus did not become ready: ${message}\n${tail()}`, { cause: err });
+    const message = messageOf(err);
+    // Prometheus's own log says why it exited; a taken port is the one cause worth a retry.
+    const portInUse = lines.some((line) => line.includes('address already in use'));
+    throw new PrometheusStartError(
+      `prometheus did not become ready: ${message}\n${tail()}`,
+      { cause: err },
+      portInUse,
+    );
   }
 
   const api = async <T>(path: string, params: Record<string, string>): Promise<T> => {
@@ -413,32 +425,35 @@ async function launch(
   };
 }
 
-async function waitReady(url: string, exited: Promise<number | string>, timeoutMs: number): Promise<void> {
+function waitReady(url: string, exited: Promise<number | string>, timeoutMs: number): Promise<true> {
   let exitedWith: number | string | undefined;
   void exited.then((code) => (exitedWith = code));
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (exitedWith !== undefined) throw new Error(`prometheus exited (${exitedWith})`);
-    try {
-      const res = await fetch(`${url}/-/ready`, { signal: AbortSignal.timeout(2_000) });
-      await res.arrayBuffer();
-      if (res.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await sleep(POLL_MS);
-  }
-  throw new TimeoutError(`not ready within ${timeoutMs} ms`);
+  return waitFor(httpProbe(`${url}/-/ready`, { requestTimeoutMs: 2_000 }), {
+    what: 'prometheus is ready',
+    timeoutMs,
+    intervalMs: POLL_MS,
+    giveUpIf: () =>
+      exitedWith === undefined ? undefined : new PrometheusExited(`prometheus exited (${exitedWith})`),
+  });
 }
 
-/** Polls `check` until it returns true; rejects with a TimeoutError at the deadline. */
-async function pollUntil(timeoutMs: number, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() >= deadline) throw new TimeoutError(`condition not met within ${timeoutMs} ms`);
-    await sleep(POLL_MS);
+class PrometheusExited extends LimboError {
+  constructor(message: string) {
+    super('E_PROMETHEUS_EXITED', message);
   }
+}
+
+/** Polls `check` until it returns true; a throw from it is final; a TimeoutError at the deadline. */
+function pollUntil(timeoutMs: number, check: () => Promise<boolean>): Promise<true> {
+  let thrown: Error | undefined;
+  return waitFor(
+    () =>
+      check().catch((err: unknown) => {
+        thrown = err instanceof Error ? err : new Error(String(err));
+        return false;
+      }),
+    { what: 'prometheus condition', timeoutMs, intervalMs: POLL_MS, giveUpIf: () => thrown },
+  );
 }
 
 async function stopChild(child: ChildProcess, exited: Promise<unknown>, graceMs: number): Promise<void> {
@@ -453,8 +468,4 @@ async function stopChild(child: ChildProcess, exited: Promise<unknown>, graceMs:
 
 async function removeDir(dir: string): Promise<void> {
   await rm(dir, { recursive: true, force: true, maxRetries: 3 });
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((res) => setTimeout(res, ms));
 }

@@ -123,6 +123,12 @@ export interface RunPrometheusData {
   evaluations: PromqlEvaluation[];
 }
 
+/** A PromQL query a check needs answered: at the deadline ('end') or every 1 s from the chaos start ('range'). */
+export interface PromqlQuery {
+  query: string;
+  at: 'end' | 'range';
+}
+
 /** One PromQL query as Prometheus answered it, at one instant ('end') or over a range. */
 export interface PromqlEvaluation {
   query: string;

@@ -1,7 +1,7 @@
 // The run's OTLP receiver accepts what the real OTel exporters send, JSON and protobuf.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startOtlpReceiver } from '../../src/telemetry/otlp-receiver.js';
+import { startOtlpReceiver } from '../../src/observe/otlp-receiver.js';
 import {
   contextOf,
   createTracing,

@@ -1,0 +1,145 @@
+// `limbo soak [suite files or folders…]`: every suite (default `chaos`) on a target (default
+// `reference`) for N seeds, a leak check after each run, and one table: runs, hung, lost,
+// duplicated effects, leaks, false alarms, errors. Exit 0 when all of them are 0, 1 on
+// any, 2 on bad usage. The runs themselves are `limbo run`'s (runSuite), run directories
+// and all.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadSuites } from '../runner/load-suites.js';
+import { createTarget } from '../targets/registry.js';
+import { formatHelp, parseOptions } from '../util/options.js';
+import { randomSeed } from '../util/random.js';
+import { runSoak, soakSeeds, soakTable } from '../runner/soak.js';
+import { exitCodes, type Command } from './command.js';
+import { chooseRuntime, dockerRunOptions } from './docker-options.js';
+import { progressPrinter } from './progress.js';
+import { runPrometheusChoice } from './run-prometheus-choice.js';
+import { runtimeOption, targetOption, toxiproxyUrlOption } from './common-options.js';
+
+/** Default seeds: 9 suites × 12 seeds ≈ 30 minutes on this machine (about 15 s a run, measured). */
+export const DEFAULT_SOAK_SEEDS = 12;
+
+const options = {
+  target: targetOption,
+  runtime: runtimeOption,
+  seeds: {
+    type: 'int',
+    default: DEFAULT_SOAK_SEEDS,
+    min: 1,
+    max: 10_000,
+    description: `seeds per suite (the default, ${DEFAULT_SOAK_SEEDS}, is about 30 minutes for chaos/ here)`,
+  },
+  seed: {
+    type: 'int',
+    min: 0,
+    max: 4294967295,
+    description: 'the first seed; the others follow it (default: random)',
+  },
+  out: { type: 'string', default: 'runs-soak', description: 'root of the run directories (and soak.json)' },
+  toxiproxyUrl: toxiproxyUrlOption,
+  settleMs: {
+    type: 'int',
+    default: 5000,
+    min: 0,
+    max: 120_000,
+    description: 'after a run, how long to wait for its processes, ports and temp dirs to go',
+  },
+  fdSlack: {
+    type: 'int',
+    default: 8,
+    min: 0,
+    max: 10_000,
+    description: 'extra open file descriptors of the runner tolerated after a run',
+  },
+  prometheus: {
+    type: 'enum',
+    values: ['auto', 'on', 'off'] as const,
+    description:
+      'one Prometheus per run, as for limbo run (on: required; auto: when installed) [default: auto when a suite has PromQL assertions, else off]',
+  },
+  ...dockerRunOptions,
+} as const;
+
+export const soakCommand: Command = {
+  name: 'soak',
+  summary: 'run every suite for N seeds and check for hangs, lost or duplicated effects and leaks',
+  async run(argv, env) {
+    const parsed = parseOptions(options, argv, env);
+    if (parsed.help) {
+      process.stdout.write(
+        formatHelp('limbo soak [suite files or folders…] [options]', soakCommand.summary, options) +
+          '\nLeaks checked after each run: processes of the runner still alive, listening ports they\n' +
+          'hold, growth of the runner’s open fds, temp dirs left (runs get a private TMPDIR), toxics\n' +
+          'left on --toxiproxy-url, containers left on --runtime docker. Exit 0 when every count is 0.\n',
+      );
+      return exitCodes.pass;
+    }
+    const o = parsed.options;
+    const paths = parsed.positionals.length > 0 ? parsed.positionals : ['chaos'];
+    const suites = await loadSuites(paths);
+    const runtime = await chooseRuntime(o.runtime, env, o);
+    const target = createTarget(o.target, runtime);
+    const prometheus = runPrometheusChoice(
+      o.prometheus,
+      suites.map((s) => s.suite),
+    );
+    const base = o.seed ?? randomSeed();
+    const seeds = soakSeeds(base, o.seeds);
+    process.stdout.write(
+      `soak: ${suites.length} suite(s) × ${seeds.length} seed(s) on ${o.target} (${o.runtime}), seeds ${seeds[0]}…${seeds[seeds.length - 1]}\n`,
+    );
+    process.stdout.write(`prometheus ${prometheus.summary}\n`);
+    let listContainers: (() => Promise<string[]>) | undefined;
+    if (o.runtime === 'docker') {
+      const { ensureReaper } = await import('../runtime/docker-reaper.js');
+      const { dockerClient, listContainersByLabel, LABEL_OWNER } =
+        await import('../runtime/docker-engine.js');
+      const owner = ensureReaper(runtime.env ?? env).owner;
+      const client = await dockerClient();
+      listContainers = () => listContainersByLabel(client, { [LABEL_OWNER]: owner });
+    }
+    let progress = progressPrinter();
+    const result = await runSoak({
+      suites,
+      target,
+      targetName: o.target,
+      seeds,
+      outRoot: o.out,
+      ...(o.toxiproxyUrl !== undefined ? { toxiproxyUrl: o.toxiproxyUrl } : {}),
+      ...(listContainers ? { listContainers } : {}),
+      runOptions: prometheus.runOptions,
+      settleMs: o.settleMs,
+      fdSlack: o.fdSlack,
+      replayFlags: o.runtime === 'local' ? '' : ` --runtime ${o.runtime}`,
+      onLine: (line) => {
+        progress.done();
+        process.stdout.write(line + '\n');
+      },
+      progress: (run) => {
+        progress = progressPrinter();
+        const printer = progress;
+        return {
+          onLog: printer.onLog,
+          onProgress: (p) =>
+            printer.onProgress({ ...p, suite: `[${run.index + 1}/${run.total}] ${p.suite}` }),
+          done: printer.done,
+        };
+      },
+      onSignal: (suite, signal) =>
+        process.stderr.write(`\n${signal}: stopping the soak during ${suite.name}, cleaning up…\n`),
+    });
+    progress.done();
+    process.stdout.write('\n' + soakTable(result));
+    for (const l of result.overallLeaks) process.stdout.write(`over the whole soak: LEAK ${l.detail}\n`);
+    try {
+      writeFileSync(
+        join(o.out, 'soak.json'),
+        JSON.stringify({ seeds, target: o.target, ...result }, null, 2) + '\n',
+      );
+    } catch (err) {
+      process.stderr.write(`could not write soak.json: ${String(err)}\n`);
+    }
+    process.stdout.write(result.ok ? 'soak: clean\n' : 'soak: NOT clean (see the runs above)\n');
+    return result.ok ? exitCodes.pass : exitCodes.fail;
+  },
+};
