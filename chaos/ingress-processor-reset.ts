@@ -1,11 +1,12 @@
 // Connections from the ingress to a processor are reset: replies in flight are lost and must
 // be recovered by resending on a new connection.
 import {
-  idempotentRetriesAgree,
   at,
   defineSuite,
   errorAnswersBounded,
+  idempotentRetriesAgree,
   noClientLeftHanging,
+  noGhostCompletions,
   noImpossibleErrors,
   pendingDrains,
   resendsObserved,
@@ -19,12 +20,13 @@ export default defineSuite({
   workload: { concurrency: 12, mix: { call: 0.5, send: 0.3, idempotentRetry: 0.2 } },
   schedule: [at('3s', resetPeer('ingress->processor-1', { timeoutMs: 200 }), { for: '4s' })],
   expect: [
-    idempotentRetriesAgree(),
     noClientLeftHanging({ withinMsAfterHeal: 6000 }),
     pendingDrains(),
     resendsObserved(),
+    noGhostCompletions(),
     noImpossibleErrors(),
     errorAnswersBounded(),
+    idempotentRetriesAgree(),
   ],
   catches: ['pending-gauge-leak', 'idempotency-key-ignored'],
   expectedToFailOn: ['reference:legacy'],

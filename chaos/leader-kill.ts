@@ -12,11 +12,13 @@ import {
   leaderOf,
   leadershipChanged,
   noClientLeftHanging,
+  noGhostCompletions,
   noImpossibleErrors,
   pendingDrains,
   promql,
   resendRateBounded,
   resendsObserved,
+  spansEnd,
 } from 'limbo';
 
 export default defineSuite({
@@ -32,6 +34,10 @@ export default defineSuite({
     leadershipChanged(),
     resendsObserved(),
     exactlyOnce(),
+    // From the traces: the calls the new leader finished reached their clients (legacy: ghost
+    // completions), and every span of an invocation ended (the killed leader's are abandoned).
+    noGhostCompletions(),
+    spansEnd(),
     // The same drain, as the run's Prometheus saw it (what the dashboards and alerts show).
     promql({
       name: 'pendingDrainsPerPrometheus',

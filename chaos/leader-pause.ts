@@ -14,6 +14,7 @@ import {
   leaderOf,
   leadershipChanged,
   noClientLeftHanging,
+  noGhostCompletions,
   noImpossibleErrors,
   pause,
   pendingDrains,
@@ -30,6 +31,8 @@ export default defineSuite({
     pendingDrains(),
     leadershipChanged(),
     exactlyOnce(),
+    // From the traces: an End applied while its client still waited is a lost reply, named.
+    noGhostCompletions(),
     noImpossibleErrors(),
     failoverTimeBounded(),
   ],

@@ -11,6 +11,7 @@ import {
   leaderOf,
   leadershipChanged,
   noClientLeftHanging,
+  noGhostCompletions,
   noImpossibleErrors,
   pendingDrains,
   restart,
@@ -32,6 +33,8 @@ export default defineSuite({
     pendingDrains(),
     exactlyOnce(),
     leadershipChanged(),
+    // From the traces: an End applied while its client still waited is a lost reply, named.
+    noGhostCompletions(),
     errorAnswersBounded(),
     noImpossibleErrors(),
     acknowledgedEffectsPresent(),

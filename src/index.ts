@@ -54,6 +54,14 @@ export {
   promql,
   type PromqlOptions,
   type PromqlExpect,
+  spansEnd,
+  noGhostCompletions,
+  traces,
+  type SpansEndOptions,
+  type TracesOptions,
+  type SpanSelector,
+  type SpanExpect,
+  type TimeRef,
   partitionLeadership,
   errorAnswersBounded,
   noImpossibleErrors,
@@ -71,7 +79,15 @@ export {
   type Verdict,
   type Evidence,
 } from './checkers/index.js';
-export type { RunData, HistoryOp, SeriesSample, FaultWindow, PhaseTimes } from './run-data/run-data.js';
+export type {
+  RunData,
+  HistoryOp,
+  SeriesSample,
+  FaultWindow,
+  PhaseTimes,
+  RunSpan,
+  OpenSpanMark,
+} from './run-data/run-data.js';
 
 // Running
 export { runSuite, type RunSuiteOptions, type SuiteRunResult, type Progress } from './runner/run-suite.js';

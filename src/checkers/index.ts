@@ -18,3 +18,14 @@ export { keysFreeAfterHeal } from './keys-free-after-heal.js';
 export { latencyRecovers, type LatencyRecoversOptions } from './latency-recovers.js';
 export { failoverTimeBounded, type FailoverTimeBoundedOptions } from './failover-time-bounded.js';
 export { pathCovered, type PathCoveredOptions } from './path-covered.js';
+export { spansEnd, type SpansEndOptions } from './spans-end.js';
+export { noGhostCompletions, END_APPLIED_SPAN } from './no-ghost-completions.js';
+export { traces, type TracesOptions } from './traces.js';
+export {
+  selectSpans,
+  expectSpans,
+  type SpanSelector,
+  type SpanExpect,
+  type TimeRef,
+  type TextMatch,
+} from './span-select.js';

@@ -17,6 +17,9 @@ import { latencyRecovers } from './latency-recovers.js';
 import { noImpossibleErrors } from './no-impossible-errors.js';
 import { pathCovered, type PathCoveredOptions } from './path-covered.js';
 import { resendRateBounded } from './resend-rate-bounded.js';
+import { noGhostCompletions } from './no-ghost-completions.js';
+import { spansEnd } from './spans-end.js';
+import { traces, type TracesOptions } from './traces.js';
 
 export type CheckerFactory = (options?: Record<string, unknown>) => Checker;
 
@@ -51,3 +54,6 @@ registerChecker('keysFreeAfterHeal', () => keysFreeAfterHeal());
 registerChecker('latencyRecovers', (o) => latencyRecovers(o));
 registerChecker('failoverTimeBounded', (o) => failoverTimeBounded(o));
 registerChecker('pathCovered', (o) => pathCovered(o as unknown as PathCoveredOptions));
+registerChecker('spansEnd', (o) => spansEnd(o));
+registerChecker('noGhostCompletions', () => noGhostCompletions());
+registerChecker('traces', (o) => traces(o as unknown as TracesOptions));

@@ -5,6 +5,8 @@ import type { Command } from './command.js';
 import { exitCodes } from './command.js';
 import { roles } from '../services/roles.js';
 import { createLogger } from '../telemetry/logger.js';
+import { startSdkTracing } from '../telemetry/sdk-tracing.js';
+import { createTracing } from '../telemetry/tracing.js';
 import { formatHelp, parseOptions } from '../util/options.js';
 import { formatReadyLine } from '../util/ready.js';
 import { UsageError } from '../util/errors.js';
@@ -35,9 +37,12 @@ export const serveCommand: Command = {
     }
     if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument "${parsed.positionals[0]}"`);
     const logLevel = env.LIMBO_LOG_LEVEL === 'debug' ? 'debug' : 'info';
+    const logger = createLogger(role.role, { level: logLevel });
     const started = await role.start(parsed.options, {
-      logger: createLogger(role.role, { level: logLevel }),
+      logger,
       env,
+      // One service in this process: its traces go through the NodeSDK (standard OTEL_* variables).
+      tracingFor: (node) => startSdkTracing(node, logger, env, createTracing),
     });
     process.stdout.write(
       formatReadyLine({

@@ -7,8 +7,7 @@ import { exitCodes } from './command.js';
 import { formatHelp, parseOptions, type OptionSpecs } from '../util/options.js';
 import { UsageError } from '../util/errors.js';
 import { renderWaterfall, type FaultWindowLike } from '../report/waterfall.js';
-import type { SpanRecord } from '../run-data/spans.js';
-import { readSpansJsonl } from '../run-data/spans.js';
+import { readSpansJsonl, type RunSpan as SpanRecord } from '../run-data/spans.js';
 import type { FaultWindow, PhaseTimes } from '../run-data/run-data.js';
 
 const options = {

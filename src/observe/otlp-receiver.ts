@@ -1,17 +1,36 @@
 // An OTLP/HTTP trace receiver for a run: what services export to when the runner sets
 // OTEL_EXPORTER_OTLP_ENDPOINT. Accepts POST /v1/traces as JSON or protobuf (optionally
-// gzip), normalises every span into a SpanRecord and hands batches to `onSpans`.
+// gzip), normalises every span into a SpanRecord and hands batches to `onSpans`. It also
+// takes the open-span ledger (span-ledger.ts) on POST /v1/ledger, so the spans a killed or
+// hung process never ended are still known: `unexportedSpans()`. A malformed request gets
+// 400 and changes nothing.
 //
 //   exporter ──POST /v1/traces──▶ decode (json | protobuf) ─▶ SpanRecord[] ─▶ onSpans (e.g. spans.jsonl)
+//   ledger   ──POST /v1/ledger──▶ starts / ends ─▶ unexportedSpans(): started, never exported
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import protobuf from 'protobufjs';
+import {
+  SPAN_LEDGER_PATH,
+  type LedgerBatch,
+  type LedgerEnd,
+  type LedgerStart,
+} from '../telemetry/span-ledger.js';
 
 import type { SpanRecord } from '../run-data/spans.js';
 
 export type { SpanRecord };
+
+/**
+ * A span known from the ledger only: it started, and no OTLP export ever carried it. `endMs`
+ * is null when it never ended (the process was killed, hung, or the run ended first); a number
+ * when the ledger saw it end but its export was lost (e.g. queued when the process died).
+ */
+export interface LedgerSpanRecord extends Omit<SpanRecord, 'endMs'> {
+  endMs: number | null;
+}
 
 export interface StartedOtlpReceiver extends AsyncDisposable {
   /** Base URL to use as OTEL_EXPORTER_OTLP_ENDPOINT (the exporters append /v1/traces). */
@@ -19,6 +38,12 @@ export interface StartedOtlpReceiver extends AsyncDisposable {
   /** Spans received so far (bounded by maxSpans; later ones are counted in `dropped`). */
   readonly spans: readonly SpanRecord[];
   readonly dropped: number;
+  /** Requests refused as malformed (400). */
+  readonly rejected: number;
+  /** Spans the ledger saw start, and how many of those it saw end. */
+  readonly ledger: { starts: number; ends: number };
+  /** Spans the ledger saw start that no OTLP export carried (yet), in start order. */
+  unexportedSpans(): LedgerSpanRecord[];
   stop(): Promise<void>;
 }
 
@@ -28,6 +53,8 @@ export interface OtlpReceiverOptions {
   maxSpans?: number;
   maxBodyBytes?: number;
   onSpans?: (spans: SpanRecord[]) => void;
+  /** Bound on the spans the ledger remembers (default 1,000,000). */
+  maxLedgerSpans?: number;
 }
 
 const protoPath = fileURLToPath(new URL('../../../src/observe/otlp-trace.proto', import.meta.url));
@@ -40,16 +67,46 @@ function exportRequestType(): protobuf.Type {
 export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Promise<StartedOtlpReceiver> {
   const maxSpans = options.maxSpans ?? 1_000_000;
   const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024 * 1024;
+  const maxLedger = options.maxLedgerSpans ?? 1_000_000;
   const spans: SpanRecord[] = [];
   let dropped = 0;
+  let rejected = 0;
+  // Ids of every exported span (only to tell which ledger spans were never exported).
+  const exported = new Set<string>();
+  const ledger = new Map<string, { service: string; start: LedgerStart; end?: LedgerEnd }>();
+  let ledgerEnds = 0;
+  const onTraces = (body: Buffer, json: boolean): void => {
+    const batch = json ? decodeJson(body) : decodeProtobuf(body);
+    const room = Math.max(0, maxSpans - spans.length);
+    spans.push(...batch.slice(0, room));
+    dropped += Math.max(0, batch.length - room);
+    for (const s of batch) if (exported.size < 2 * maxLedger) exported.add(s.spanId);
+    options.onSpans?.(batch);
+  };
+  const onLedger = (body: Buffer): void => {
+    const batch = decodeLedger(body);
+    for (const start of batch.starts) {
+      if (ledger.size >= maxLedger) break;
+      if (!ledger.has(start.spanId)) ledger.set(start.spanId, { service: batch.service, start });
+    }
+    for (const end of batch.ends) {
+      const entry = ledger.get(end.spanId);
+      if (entry !== undefined && entry.end === undefined) {
+        entry.end = end;
+        ledgerEnds++;
+      }
+    }
+  };
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
-    if (req.method !== 'POST' || path !== '/v1/traces') {
+    if (req.method !== 'POST' || (path !== '/v1/traces' && path !== SPAN_LEDGER_PATH)) {
       res.writeHead(404).end();
       return;
     }
     const chunks: Buffer[] = [];
     let size = 0;
+    // A client that goes away mid-request is its own problem, never the run's.
+    req.on('error', () => {});
     req.on('data', (c: Buffer) => {
       size += c.length;
       if (size <= maxBodyBytes) chunks.push(c);
@@ -63,17 +120,16 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
       let body = Buffer.concat(chunks);
       try {
         if (req.headers['content-encoding'] === 'gzip') body = gunzipSync(body);
-        const batch = type.includes('json') ? decodeJson(body) : decodeProtobuf(body);
-        const room = Math.max(0, maxSpans - spans.length);
-        spans.push(...batch.slice(0, room));
-        dropped += Math.max(0, batch.length - room);
-        options.onSpans?.(batch);
-        if (type.includes('json')) res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+        const json = type.includes('json') || path === SPAN_LEDGER_PATH;
+        if (path === SPAN_LEDGER_PATH) onLedger(body);
+        else onTraces(body, json);
+        if (json) res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
         else res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
       } catch (err) {
+        rejected++;
         res
           .writeHead(400, { 'content-type': 'text/plain' })
-          .end(`bad OTLP payload: ${(err as Error).message}`);
+          .end(`bad ${path === SPAN_LEDGER_PATH ? 'ledger' : 'OTLP'} payload: ${(err as Error).message}`);
       }
     });
   });
@@ -91,6 +147,25 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
     spans,
     get dropped() {
       return dropped;
+    },
+    get rejected() {
+      return rejected;
+    },
+    get ledger() {
+      return { starts: ledger.size, ends: ledgerEnds };
+    },
+    unexportedSpans() {
+      const out: LedgerSpanRecord[] = [];
+      for (const { service, start, end } of ledger.values()) {
+        if (exported.has(start.spanId)) continue;
+        out.push({
+          ...start,
+          service,
+          endMs: end?.endMs ?? null,
+          status: end?.status ?? { code: 0, message: '' },
+        });
+      }
+      return out.sort((a, b) => a.startMs - b.startMs);
     },
     stop,
     [Symbol.asyncDispose]: stop,
@@ -173,4 +248,54 @@ export function decodeProtobuf(body: Buffer): SpanRecord[] {
   const type = exportRequestType();
   const message = type.decode(body);
   return normalise(type.toObject(message, { longs: String }));
+}
+
+/** A ledger batch, checked field by field (the receiver answers 400 on anything else). */
+export function decodeLedger(body: Buffer): LedgerBatch {
+  const raw = JSON.parse(body.toString('utf8')) as unknown;
+  if (typeof raw !== 'object' || raw === null) throw new Error('not an object');
+  const b = raw as Record<string, unknown>;
+  if (typeof b.service !== 'string') throw new Error('service must be a string');
+  if (!Array.isArray(b.starts) || !Array.isArray(b.ends)) throw new Error('starts and ends must be arrays');
+  const str = (v: unknown, what: string): string => {
+    if (typeof v !== 'string') throw new Error(`${what} must be a string`);
+    return v;
+  };
+  const num = (v: unknown, what: string): number => {
+    if (typeof v !== 'number' || !Number.isFinite(v)) throw new Error(`${what} must be a number`);
+    return v;
+  };
+  const obj = (v: unknown, what: string): Record<string, unknown> => {
+    if (typeof v !== 'object' || v === null) throw new Error(`${what} must be an object`);
+    return v as Record<string, unknown>;
+  };
+  const starts = b.starts.map((v, i): LedgerStart => {
+    const s = obj(v, `starts[${i}]`);
+    const attributes: LedgerStart['attributes'] = {};
+    for (const [k, a] of Object.entries(obj(s.attributes ?? {}, `starts[${i}].attributes`)))
+      if (typeof a === 'string' || typeof a === 'number' || typeof a === 'boolean') attributes[k] = a;
+    return {
+      traceId: str(s.traceId, `starts[${i}].traceId`),
+      spanId: str(s.spanId, `starts[${i}].spanId`),
+      parentSpanId: typeof s.parentSpanId === 'string' ? s.parentSpanId : '',
+      name: str(s.name, `starts[${i}].name`),
+      kind: typeof s.kind === 'number' ? s.kind : 0,
+      startMs: num(s.startMs, `starts[${i}].startMs`),
+      attributes,
+    };
+  });
+  const ends = b.ends.map((v, i): LedgerEnd => {
+    const e = obj(v, `ends[${i}]`);
+    const status = obj(e.status ?? {}, `ends[${i}].status`);
+    return {
+      traceId: str(e.traceId, `ends[${i}].traceId`),
+      spanId: str(e.spanId, `ends[${i}].spanId`),
+      endMs: num(e.endMs, `ends[${i}].endMs`),
+      status: {
+        code: typeof status.code === 'number' ? status.code : 0,
+        message: typeof status.message === 'string' ? status.message : '',
+      },
+    };
+  });
+  return { service: b.service, starts, ends };
 }

@@ -4,13 +4,24 @@
 // the user names an OTLP endpoint (Jaeger, Tempo, a Collector), just that endpoint.
 //
 //   services ──OTLP──▶ receiver ─▶ spans.jsonl        runner ─▶ "fault <name>" spans ─┘
+//   services ──ledger (open spans)──▶ receiver ─▶ run.spans (ended + never ended, marked)
+//   workload ─▶ one "client" span per op ─┘
+//
+// The services' open-span ledger (LIMBO_SPAN_LEDGER_ENDPOINT) posts each span's start at once,
+// so the work a killed process had in flight is still known; ended spans still go out as
+// plain OTLP, so any backend works.
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
-import type { Span } from '@opentelemetry/api';
+import type { Span, Tracer } from '@opentelemetry/api';
+import { clientServiceName } from '../protocol/names.js';
 import { runFiles } from '../run-data/files.js';
+import type { RunData, RunSpan } from '../run-data/run-data.js';
 import { silentLogger } from '../telemetry/logger.js';
-import { createTracing } from '../telemetry/tracing.js';
-import { startOtlpReceiver } from './otlp-receiver.js';
+import { SPAN_LEDGER_PATH } from '../telemetry/span-ledger.js';
+import { createTracing, SPAN_LEDGER_ENV } from '../telemetry/tracing.js';
+import type { Observer } from './observer.js';
+import { startOtlpReceiver, type StartedOtlpReceiver } from './otlp-receiver.js';
+import { runSpans } from './run-spans.js';
 
 export interface SpanSinkOptions {
   /** Where spans.jsonl goes (the built-in receiver only). */
@@ -27,11 +38,23 @@ export interface StartedSpanSink {
   readonly otlpEndpoint: string | undefined;
   /** spans.jsonl, when the built-in receiver writes one. */
   readonly spansFile: string | undefined;
+  /** The workload's tracer: one client span per op (service `client`); undefined when not traced here. */
+  readonly clientTracer: Tracer | undefined;
   /** Opens (on) or ends (off) the runner's span of one fault window. */
   faultWindow(fault: string, target: string, on: boolean, seed: number): void;
-  /** Ends open fault spans, flushes the runner's tracer, stops the receiver, closes the file. */
+  /** As a run observer: its collect puts the run's spans (ended and open) into the run data. */
+  readonly observer: Observer;
+  /**
+   * Ends open fault spans, flushes the runner's and the client tracers, appends the spans only
+   * the ledger knows (marked from the last collected run) to spans.jsonl, stops the receiver.
+   */
   stop(): Promise<void>;
 }
+
+/** Longer than the services' batch delay (500 ms) and the ledger's tick (50 ms). */
+const SPAN_SETTLE_MS = 800;
+/** Spans kept in memory for the checkers; spans.jsonl has them all. */
+const MAX_RUN_SPANS = 500_000;
 
 export async function startSpanSink(options: SpanSinkOptions): Promise<StartedSpanSink> {
   const base = options.env ?? process.env;
@@ -41,24 +64,28 @@ export async function startSpanSink(options: SpanSinkOptions): Promise<StartedSp
       env: base,
       otlpEndpoint: undefined,
       spansFile: undefined,
+      clientTracer: undefined,
       faultWindow: () => {},
+      observer: { name: 'spans', stop: () => Promise.resolve() },
       stop: () => Promise.resolve(),
     };
+  let collected: RunData | undefined;
+  let receiver: StartedOtlpReceiver | undefined;
+  let write = (_spans: readonly RunSpan[]): void => {};
   let stopReceiver = (): Promise<void> => Promise.resolve();
   let otlpEndpoint: string;
   let spansFile: string | undefined;
   if (trace === true) {
     spansFile = join(options.runDir, runFiles.spans);
     const out = createWriteStream(spansFile, { flags: 'w' });
-    const receiver = await startOtlpReceiver({
-      maxSpans: 0,
-      onSpans: (spans) => {
-        for (const s of spans) out.write(JSON.stringify(s) + '\n');
-      },
-    });
-    otlpEndpoint = receiver.url;
+    write = (spans) => {
+      for (const s of spans) out.write(JSON.stringify(s) + '\n');
+    };
+    const started = await startOtlpReceiver({ maxSpans: MAX_RUN_SPANS, onSpans: write });
+    receiver = started;
+    otlpEndpoint = started.url;
     stopReceiver = async () => {
-      await receiver.stop();
+      await started.stop();
       await new Promise<void>((resolve) => out.end(() => resolve()));
     };
   } else otlpEndpoint = trace.otlpEndpoint;
@@ -66,15 +93,32 @@ export async function startSpanSink(options: SpanSinkOptions): Promise<StartedSp
     ...base,
     OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint,
     OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+    ...(receiver !== undefined ? { [SPAN_LEDGER_ENV]: `${receiver.url}${SPAN_LEDGER_PATH}` } : {}),
   };
   delete env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  // Each service is named after its node (processor-1 …): checks and fault windows read them.
+  delete env.OTEL_SERVICE_NAME;
   const tracing = createTracing('runner', silentLogger, env);
+  const client = createTracing(clientServiceName, silentLogger, env);
   const open = new Map<string, Span>();
   let stopped: Promise<void> | undefined;
   return {
     env,
     otlpEndpoint,
     spansFile,
+    clientTracer: client.tracer,
+    observer: {
+      name: 'spans',
+      async collect(run) {
+        collected = run;
+        if (receiver === undefined) return;
+        // Spans ended just now are still in the services' export queues: wait for them (bounded).
+        await new Promise((r) => setTimeout(r, SPAN_SETTLE_MS));
+        run.spans = runSpans(receiver.spans, receiver.unexportedSpans(), run);
+        run.spansDropped = receiver.dropped;
+      },
+      stop: () => Promise.resolve(),
+    },
     faultWindow(fault, target, on, seed) {
       const key = `${fault}\0${target}`;
       if (on) {
@@ -93,7 +137,10 @@ export async function startSpanSink(options: SpanSinkOptions): Promise<StartedSp
       (stopped ??= (async () => {
         for (const span of open.values()) span.end();
         open.clear();
-        await tracing.shutdown();
+        await Promise.all([tracing.shutdown(), client.shutdown()]);
+        // Spans only the ledger knows: ended ones whose export was lost, and those never ended.
+        if (receiver !== undefined && collected !== undefined)
+          write(runSpans([], receiver.unexportedSpans(), collected));
         await stopReceiver();
       })()),
   };

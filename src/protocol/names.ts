@@ -36,7 +36,20 @@ export const spanAttributes = {
   leaderEpoch: 'limbo.leader.epoch',
   attempt: 'limbo.attempt',
   resendReason: 'limbo.resend.reason',
+  // Added by the trace work (issue 19): client ops, the log server, the open-span ledger.
+  node: 'limbo.node',
+  lsn: 'limbo.lsn',
+  opKind: 'limbo.op.kind',
+  opId: 'limbo.op.id',
+  opOutcome: 'limbo.op.outcome',
+  opErrorCode: 'limbo.op.error.code',
+  clientProcess: 'limbo.client.process',
+  logRecords: 'limbo.log.records',
+  logFromLsn: 'limbo.log.from_lsn',
 } as const;
+
+/** The service name of the workload's client spans (one per op, the root of its trace). */
+export const clientServiceName = 'client';
 
 export type ResendReason = 'timeout' | 'connection_lost' | 'not_leader' | 'lost_leadership' | 'unavailable';
 

@@ -3,9 +3,9 @@
 // with the run's fault windows that overlap it shaded behind the bars.
 //
 //   spans of the invocation's traces ─▶ tree by parent ─▶ rows (offset, duration, bar, details)
-import type { SpanRecord } from '../run-data/spans.js';
+import type { RunSpan as SpanRecord } from '../run-data/spans.js';
 import { escapeHtml as h } from './html-escape.js';
-import { spanDetails, spansOfInvocation, spanTree } from './waterfall.js';
+import { spanDetails, spanEndOr, spansOfInvocation, spanTree } from './waterfall.js';
 
 export interface EpochFaultWindow {
   label: string;
@@ -49,12 +49,13 @@ export function renderHtmlWaterfall(
 
   const rows = tree.slice(0, maxSpans).map(({ span: s, depth }) => {
     const offset = s.startMs - t0;
-    const dur = s.endMs - s.startMs;
+    const dur = spanEndOr(s, t1) - s.startMs;
     const error = s.status.code === 2;
+    const open = s.endMs === null;
     return (
-      `<tr class="span-row${error ? ' span-error' : ''}"><td class="num">${fmtMs(offset)}</td><td class="num">${fmtMs(dur)}</td>` +
+      `<tr class="span-row${error ? ' span-error' : ''}${open ? ' span-open' : ''}"${open ? ` title="${h(s.open?.reason ?? 'never ended')}"` : ''}><td class="num">${fmtMs(offset)}</td><td class="num">${open ? 'never ended' : fmtMs(dur)}</td>` +
       `<td>${h(s.service)}</td><td style="padding-left:${0.4 + depth * 1.1}em">${h(s.name)}</td>` +
-      `<td class="wf-track">${shades}<div class="wf-bar" style="left:${pct(offset)};width:max(2px,${pct(dur)})"></div></td>` +
+      `<td class="wf-track">${shades}<div class="wf-bar${open ? ' wf-open' : ''}" style="left:${pct(offset)};width:max(2px,${pct(dur)})"></div></td>` +
       `<td>${h(spanDetails(s).join(', '))}</td></tr>`
     );
   });

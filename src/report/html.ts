@@ -8,7 +8,7 @@
 //                                 waterfalls (html-waterfall)┘
 import { combineVerdicts, type CheckResult, type Evidence } from '../run-data/verdict.js';
 import { pairOps, runEndMs, type RunData, type SeriesSample } from '../run-data/run-data.js';
-import type { SpanRecord } from '../run-data/spans.js';
+import type { RunSpan as SpanRecord } from '../run-data/spans.js';
 import { buildCharts, type ChartSpec } from './chart-data.js';
 import { escapeHtml as h, jsonForScript } from './html-escape.js';
 import { fmtMs, renderHtmlWaterfall, spansForInvocation, type EpochFaultWindow } from './html-waterfall.js';

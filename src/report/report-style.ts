@@ -45,6 +45,8 @@ td.wf-track { position: relative; width: 40%; min-width: 240px; padding: 0; }
 .wf-bar { position: absolute; top: 4px; bottom: 4px; background: #1f77b4; border-radius: 2px; }
 tr.span-error .wf-bar { background: var(--fail); }
 tr.span-error td { color: var(--fail); }
+.wf-bar.wf-open { background: repeating-linear-gradient(45deg, #ff7f0e 0 4px, #ffd8b0 4px 8px); border-radius: 2px 0 0 2px; }
+tr.span-open td { font-style: italic; }
 .wf-fault { position: absolute; top: 0; bottom: 0; background: hsla(0, 85%, 55%, 0.14); }
 footer { margin-top: 32px; font-size: 12px; color: var(--muted); }
 `;

@@ -1,9 +1,13 @@
 // Renders one invocation's spans as a terminal waterfall: service, span, start offset,
 // duration, attempt and resend reason, errors — with the fault windows that overlap it.
+// Spans that never ended (known from the open-span ledger) run to the trace's end, drawn
+// light, with why: "never ended — processor-1 was killed at 12.4 s".
 //
 //   spans.jsonl ─▶ spans of the traces that mention the invocation ─▶ tree by parent ─▶ lines
-import type { SpanRecord } from '../run-data/spans.js';
+import type { RunSpan } from '../run-data/spans.js';
 import { spanAttributes as A } from '../protocol/names.js';
+
+type SpanRecord = RunSpan;
 
 export interface FaultWindowLike {
   fault: string;
@@ -38,7 +42,7 @@ export interface SpanTree {
 
 export function spanTree(spans: readonly SpanRecord[]): SpanTree {
   const t0 = spans.reduce((m, s) => Math.min(m, s.startMs), Infinity);
-  const t1 = spans.reduce((m, s) => Math.max(m, s.endMs), -Infinity);
+  const t1 = spans.reduce((m, s) => Math.max(m, s.endMs ?? s.startMs), -Infinity);
   const ids = new Set(spans.map((s) => s.spanId));
   const children = new Map<string, SpanRecord[]>();
   const roots: SpanRecord[] = [];
@@ -70,6 +74,11 @@ export function spanDetails(s: SpanRecord): string[] {
   if (partition !== undefined) details.push(`partition ${String(partition)}`);
   const epoch = s.attributes[A.leaderEpoch];
   if (epoch !== undefined && epoch !== 0) details.push(`epoch ${String(epoch)}`);
+  if (s.open !== undefined) details.push(s.open.reason);
+  else if (s.endMs === null) details.push('never ended');
+  if (s.attributes['limbo.span.source'] === 'ledger') details.push('ended, export lost');
+  const outcome = s.attributes[A.opOutcome];
+  if (outcome !== undefined) details.push(`client ${String(outcome)}`);
   if (s.status.code === 2) details.push(`ERROR ${s.status.message}`.trim());
   return details;
 }
@@ -83,21 +92,24 @@ export function renderWaterfall(
   const traceIds = [...new Set(mine.map((s) => s.traceId))];
   if (mine.length === 0) return { traceIds, lines: [] };
   const { t0, t1, total, rows } = spanTree(mine);
+  const open = mine.filter((s) => s.endMs === null).length;
   const lines = [
-    `invocation ${invocationId} — trace ${traceIds.join(', ')} — ${mine.length} spans over ${fmtMs(total)}`,
+    `invocation ${invocationId} — trace ${traceIds.join(', ')} — ${mine.length} spans over ${fmtMs(total)}` +
+      (open > 0 ? ` — ${open} never ended` : ''),
     `${'offset'.padStart(9)} ${'duration'.padStart(9)}  ${'service'.padEnd(13)} ${'span'.padEnd(44)} ${'timeline'.padEnd(BAR_WIDTH)}  details`,
   ];
   for (const { span: s, depth } of rows) {
     const offset = s.startMs - t0;
-    const dur = s.endMs - s.startMs;
+    const dur = spanEndOr(s, t1) - s.startMs;
     const from = Math.floor((offset / total) * BAR_WIDTH);
     const width = Math.max(1, Math.round((dur / total) * BAR_WIDTH));
     const bar =
       ' '.repeat(Math.min(from, BAR_WIDTH - 1)) +
-      (s.status.code === 2 ? '!' : '█').repeat(Math.min(width, BAR_WIDTH - from));
+      (s.endMs === null ? '░' : s.status.code === 2 ? '!' : '█').repeat(Math.min(width, BAR_WIDTH - from));
     const name = `${'  '.repeat(depth)}${s.name}`;
+    const durText = s.endMs === null ? 'open' : fmtMs(dur);
     lines.push(
-      `${fmtMs(offset).padStart(9)} ${fmtMs(dur).padStart(9)}  ${s.service.padEnd(13).slice(0, 13)} ${name.padEnd(44).slice(0, 44)} ${bar.padEnd(BAR_WIDTH)}  ${spanDetails(s).join(', ')}`,
+      `${fmtMs(offset).padStart(9)} ${durText.padStart(9)}  ${s.service.padEnd(13).slice(0, 13)} ${name.padEnd(44).slice(0, 44)} ${bar.padEnd(BAR_WIDTH)}  ${spanDetails(s).join(', ')}`,
     );
   }
   const overlapping = faults.filter((f) => f.startMs <= t1 && (f.endMs ?? Infinity) >= t0);
@@ -109,6 +121,11 @@ export function renderWaterfall(
     }
   }
   return { traceIds, lines };
+}
+
+/** A span's end, or `openUntil` (the trace's end) for one that never ended. */
+export function spanEndOr(s: Pick<SpanRecord, 'startMs' | 'endMs'>, openUntil: number): number {
+  return s.endMs ?? Math.max(s.startMs, openUntil);
 }
 
 function fmtMs(ms: number): string {

@@ -7,6 +7,9 @@
 //   observers ─▶ series ├─▶ RunData ─▶ checkers ─▶ verdicts ─▶ report
 //   faults ─▶ windows   ┘
 //   runner ─▶ phases ───┘
+import type { RunSpan } from './spans.js';
+
+export { spanRunMs, type OpenSpanMark, type RunSpan } from './spans.js';
 
 /** What a client op does (DESIGN.md §1 ingress API). */
 export type OpKind = 'call' | 'send' | 'counterAdd' | 'counterGet' | 'idempotentRetry';
@@ -110,6 +113,12 @@ export interface RunData {
   faults: FaultWindow[];
   /** The run's Prometheus and what PromQL assertions got from it (absent: no Prometheus). */
   prometheus?: RunPrometheusData;
+  /** Every span of the run, ended and open (absent: the run was not traced). */
+  spans?: RunSpan[];
+  /** Spans the run's receiver could not keep (over its bound): trace checks say so. */
+  spansDropped?: number;
+  /** What the server said of invocations it knows, by id (targets without spans, e.g. Restate). */
+  serverInvocations?: Record<string, { status: string; source: string }>;
 }
 
 /** The run's Prometheus, and every PromQL assertion's query evaluated before it stopped. */

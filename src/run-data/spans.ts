@@ -1,5 +1,6 @@
 // The spans of a run as the testbed's OTLP receiver normalised them (one record per span,
-// whatever the exporter's encoding), and the reader of the run directory's spans.jsonl.
+// whatever the exporter's encoding), the run's spans ended and open (the open-span ledger
+// knows the ones a killed process never ended), and the reader of the run directory's spans.jsonl.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 
 export interface SpanRecord {
@@ -15,18 +16,56 @@ export interface SpanRecord {
   status: { code: number; message: string };
 }
 
+/**
+ * One span as the run's OTLP receiver got it (attributes as DESIGN.md §2 names them). Times
+ * are epoch ms (the services' clocks), not run ms: `spanRunMs` converts. `endMs` is null for
+ * a span that never ended, known from the open-span ledger; `open` says why.
+ */
+export interface RunSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
+  name: string;
+  service: string;
+  kind: number;
+  startMs: number;
+  endMs: number | null;
+  attributes: Record<string, string | number | boolean>;
+  status: { code: number; message: string };
+  open?: OpenSpanMark;
+}
+
+/** Why a span never ended: its process was killed or paused, or it was still open at the end. */
+export interface OpenSpanMark {
+  cause: 'killed' | 'paused' | 'restarted' | 'open';
+  /** For people: "never ended — processor-1 was killed at 12.4 s", "still open at heal + 5.0 s". */
+  reason: string;
+  /** Run ms of the kill, pause or restart that stopped it. */
+  atMs?: number;
+}
+
+/** A span time (epoch ms) on the run's clock (ms since the run started). */
+export function spanRunMs(run: { phases: { startedAtWall: string } }, epochMs: number): number {
+  const base = Date.parse(run.phases.startedAtWall);
+  return Number.isFinite(base) ? epochMs - base : epochMs;
+}
+
 /** spans.jsonl bigger than this is left out of the report (the waterfalls say so). */
 export const MAX_SPANS_FILE_BYTES = 256 * 1024 * 1024;
 
-/** The spans of spans.jsonl; lines that are not a span are skipped; missing file → []. */
-export function readSpansJsonl(path: string, maxBytes = MAX_SPANS_FILE_BYTES): SpanRecord[] {
+/** The spans of spans.jsonl (ended and, from the ledger, open); lines that are not a span are skipped; missing file → []. */
+export function readSpansJsonl(path: string, maxBytes = MAX_SPANS_FILE_BYTES): RunSpan[] {
   if (!existsSync(path) || statSync(path).size > maxBytes) return [];
-  const spans: SpanRecord[] = [];
+  const spans: RunSpan[] = [];
   for (const line of readFileSync(path, 'utf8').split('\n')) {
     if (line.trim() === '') continue;
     try {
-      const s = JSON.parse(line) as Partial<SpanRecord>;
-      if (typeof s.traceId === 'string' && typeof s.startMs === 'number' && typeof s.endMs === 'number')
+      const s = JSON.parse(line) as Partial<RunSpan>;
+      if (
+        typeof s.traceId === 'string' &&
+        typeof s.startMs === 'number' &&
+        (typeof s.endMs === 'number' || s.endMs === null)
+      )
         spans.push({
           traceId: s.traceId,
           spanId: s.spanId ?? '',
@@ -38,6 +77,7 @@ export function readSpansJsonl(path: string, maxBytes = MAX_SPANS_FILE_BYTES): S
           endMs: s.endMs,
           attributes: s.attributes ?? {},
           status: s.status ?? { code: 0, message: '' },
+          ...(s.open !== undefined ? { open: s.open } : {}),
         });
     } catch {
       // a torn last line (the sink was killed mid-write) is not worth losing the report

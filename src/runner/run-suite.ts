@@ -182,7 +182,7 @@ async function startObservers(ctx: RunContext): Promise<void> {
     targets: () => testbed.metricsEndpoints(),
   });
   ctx.cleanup.add('scraper', () => scraper.stop());
-  ctx.observers.push(metricsObserver(scraper));
+  ctx.observers.push(metricsObserver(scraper), testbed.spans.observer);
   run.prometheus = { missing: options.noPrometheusReason ?? '--prometheus off', evaluations: [] };
   if (options.prometheus === undefined) return;
   try {
@@ -217,6 +217,7 @@ async function warmUp(ctx: RunContext): Promise<StartedWorkload> {
     baseUrls: testbed.target.ingressUrls,
     random: ctx.random.fork('workload'),
     history: ctx.history,
+    ...(testbed.spans.clientTracer !== undefined ? { tracer: testbed.spans.clientTracer } : {}),
   });
   ctx.cleanup.add('workload', () => workload.stop(0));
   await sleep(suite.warmupMs);
@@ -279,13 +280,12 @@ async function converge(ctx: RunContext, workload: StartedWorkload, chaosRun: Ch
   await eachObserver(observers, 'beforeAbort', (o) => o.beforeAbort?.(moment), log);
   await workload.stop(0);
   await workload.finalReads();
-  await nameUnnamedInvocations(
-    ctx.history.ops,
-    ctx.testbed.target.resolveInvocationIds?.bind(ctx.testbed.target),
-    log,
-  );
-  await eachObserver(observers, 'collect', (o) => o.collect?.(run), log);
+  const target = ctx.testbed.target;
+  await nameUnnamedInvocations(ctx.history.ops, target.resolveInvocationIds?.bind(target), log);
+  const known = target.serverInvocations?.();
+  if (known !== undefined && known.size > 0) run.serverInvocations = Object.fromEntries(known);
   run.history = [...ctx.history.ops];
+  await eachObserver(observers, 'collect', (o) => o.collect?.(run), log);
   run.phases.endedAtMs = ctx.clock.nowMs();
   for (const s of chaosRun.schedule.skipped)
     ctx.runErrors.push(`fault ${s.fault} on ${s.describe} at ${s.atMs} ms was not injected`);

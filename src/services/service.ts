@@ -1,6 +1,7 @@
 // What every service role of the reference cluster looks like to `limbo serve` and to
 // tests that host a service in-process: options in, a started service out.
 import type { Logger } from '../telemetry/logger.js';
+import type { Tracing } from '../telemetry/tracing.js';
 import type { OptionSpecs, ParsedOptions } from '../util/options.js';
 
 export interface StartedService extends AsyncDisposable {
@@ -14,6 +15,8 @@ export interface StartedService extends AsyncDisposable {
 export interface ServiceContext {
   logger: Logger;
   env: NodeJS.ProcessEnv;
+  /** The process's tracing for a node (limbo serve: through the NodeSDK); default: the service's own. */
+  tracingFor?: (node: string) => Tracing;
 }
 
 export interface RoleDefinition<S extends OptionSpecs = OptionSpecs> {

@@ -62,6 +62,12 @@ export interface StartedTarget extends AsyncDisposable {
    * whose ingress names every invocation in its answer leave it out.
    */
   resolveInvocationIds?(idempotencyKeys: readonly string[]): Promise<Map<string, string>>;
+  /**
+   * What the server says of the invocations it knows (by invocation id), for history ↔ server
+   * reconciliation on targets that export no spans (e.g. Restate's `sys_invocation` status,
+   * learnt while resolving ids). Read once, after resolveInvocationIds.
+   */
+  serverInvocations?(): ReadonlyMap<string, { status: string; source: string }>;
   stop(): Promise<void>;
 }
 

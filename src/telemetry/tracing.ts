@@ -5,6 +5,9 @@
 //                                                 http/protobuf (default) or http/json)
 //   not set, or OTEL_TRACES_EXPORTER=none     ─▶ the API's no-op tracer: next to no cost
 //
+// With LIMBO_SPAN_LEDGER_ENDPOINT set (the runner sets it to its receiver), an open-span ledger
+// rides beside the exporter, so spans a killed or hung process never ended are still known.
+//
 // Context is passed explicitly (parent contexts, W3C traceparent strings in HTTP headers,
 // gRPC requests and log records), so nothing depends on a global context manager, and
 // two instances can share a process. Export failures are logged, never thrown.
@@ -15,10 +18,18 @@ import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@ope
 import { OTLPTraceExporter as OTLPJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OTLPProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import type { Logger } from './logger.js';
+import { LedgerSpanProcessor } from './span-ledger.js';
+
+/** Where services post the open-span ledger (span-ledger.ts); unset: no ledger, plain OTLP only. */
+export const SPAN_LEDGER_ENV = 'LIMBO_SPAN_LEDGER_ENDPOINT';
+/** The ledger's tick in ms (default 50; at least 5). */
+export const SPAN_LEDGER_INTERVAL_ENV = 'LIMBO_SPAN_LEDGER_INTERVAL_MS';
 
 export interface Tracing {
   readonly tracer: Tracer;
   readonly enabled: boolean;
+  /** Spans the open-span ledger could not keep or post (0 without a ledger). */
+  ledgerDropped(): number;
   /** Flushes what is buffered and stops exporting (bounded). */
   shutdown(): Promise<void>;
 }
@@ -34,24 +45,70 @@ const getter = {
 
 let errorHandlerSet = false;
 
+/** The no-op tracing: what a service gets when nothing asks for its spans. */
+export const noTracing: Tracing = {
+  tracer: trace.getTracer('limbo-noop'),
+  enabled: false,
+  ledgerDropped: () => 0,
+  shutdown: () => Promise.resolve(),
+};
+
+/** Whether OTEL_* in `env` asks for traces at all: an endpoint, and not switched off. */
+export function tracesWanted(env: NodeJS.ProcessEnv): boolean {
+  const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  return !(
+    endpoint === undefined ||
+    endpoint === '' ||
+    env.OTEL_TRACES_EXPORTER === 'none' ||
+    env.OTEL_SDK_DISABLED === 'true'
+  );
+}
+
+/** Telemetry errors are logged, never thrown (set once per process). */
+export function logTelemetryErrors(logger: Logger): void {
+  if (errorHandlerSet) return;
+  errorHandlerSet = true;
+  setGlobalErrorHandler((err) => logger.warn('telemetry error (ignored)', { error: err }));
+}
+
+/** The open-span ledger beside the exporter, when LIMBO_SPAN_LEDGER_ENDPOINT names one. */
+export function ledgerFor(
+  serviceName: string,
+  logger: Logger,
+  env: NodeJS.ProcessEnv,
+): LedgerSpanProcessor | undefined {
+  const url = env[SPAN_LEDGER_ENV];
+  if (url === undefined || url === '') return undefined;
+  const intervalMs = Number(env[SPAN_LEDGER_INTERVAL_ENV] ?? '');
+  return new LedgerSpanProcessor({
+    url,
+    service: serviceName,
+    ...(Number.isFinite(intervalMs) && intervalMs >= 5 ? { intervalMs } : {}),
+    onError: (err) => logger.debug('span ledger post failed (ignored)', { error: err }),
+  });
+}
+
+/** Waits for `work` at most `ms` (shutdowns must not hang a stopping service). */
+export async function boundedShutdown(work: Promise<unknown>, ms: number, logger: Logger): Promise<void> {
+  const timeout = new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+  await Promise.race([
+    work.catch((err: unknown) => logger.warn('tracing shutdown failed', { error: err })),
+    timeout,
+  ]);
+}
+
+/**
+ * A tracer provider of its own (not registered globally), so two instances can share a
+ * process (tests host several services in one); the exporter is built from the injected env.
+ */
 export function createTracing(
   serviceName: string,
   logger: Logger,
   env: NodeJS.ProcessEnv = process.env,
 ): Tracing {
-  const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT;
-  if (
-    endpoint === undefined ||
-    endpoint === '' ||
-    env.OTEL_TRACES_EXPORTER === 'none' ||
-    env.OTEL_SDK_DISABLED === 'true'
-  ) {
-    return { tracer: trace.getTracer('limbo-noop'), enabled: false, shutdown: () => Promise.resolve() };
-  }
-  if (!errorHandlerSet) {
-    errorHandlerSet = true;
-    setGlobalErrorHandler((err) => logger.warn('telemetry error (ignored)', { error: err }));
-  }
+  if (!tracesWanted(env)) return noTracing;
+  logTelemetryErrors(logger);
+  const endpoint = (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT)!;
   const protocol =
     env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf';
   // The exporters would read process.env themselves; pass the URL so an injected env wins.
@@ -61,6 +118,7 @@ export function createTracing(
       : `${endpoint.replace(/\/+$/, '')}/v1/traces`;
   const exporter: SpanExporter =
     protocol === 'http/json' ? new OTLPJsonExporter({ url }) : new OTLPProtoExporter({ url });
+  const ledger = ledgerFor(serviceName, logger, env);
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ 'service.name': serviceName }),
     spanProcessors: [
@@ -69,18 +127,14 @@ export function createTracing(
         maxQueueSize: 20_000,
         maxExportBatchSize: 512,
       }),
+      ...(ledger !== undefined ? [ledger] : []),
     ],
   });
   return {
     tracer: provider.getTracer('limbo'),
     enabled: true,
-    shutdown: async () => {
-      const timeout = new Promise<void>((resolve) => setTimeout(resolve, 3000).unref());
-      await Promise.race([
-        provider.shutdown().catch((err: unknown) => logger.warn('tracing shutdown failed', { error: err })),
-        timeout,
-      ]);
-    },
+    ledgerDropped: () => ledger?.dropped ?? 0,
+    shutdown: () => boundedShutdown(provider.shutdown(), 3000, logger),
   };
 }
 

@@ -3,10 +3,11 @@
 // refused), anything that leaves the outcome unknown is `info` (timeouts, broken connections,
 // 504 and other 5xx), with the invocation id whenever it is known. Paths and ids follow the
 // target's client API (client-api.ts): the reference ingress by default.
-import { randomBytes } from 'node:crypto';
+import type { Tracer } from '@opentelemetry/api';
 import type { OpKind, OpRequest, OpResponse } from '../run-data/run-data.js';
 import type { Random } from '../util/random.js';
 import { referenceClientApi, type ClientApi } from './client-api.js';
+import { startClientSpan, type ClientSpan } from './client-span.js';
 import type { Completion, HistoryRecorder } from './history.js';
 import { HttpClientError, type HttpAnswer, type HttpClient } from './http-client.js';
 import { messageOf } from '../util/errors.js';
@@ -25,6 +26,8 @@ export interface OpContext {
   signal?: AbortSignal;
   /** The target's ingress API (default: the reference ingress's). */
   api?: ClientApi;
+  /** Exports one client span per op (service `client`), the root of the op's trace. */
+  tracer?: Tracer;
 }
 
 export { REFERENCE_INVOCATION_ID_HEADER as INVOCATION_ID_HEADER } from './client-api.js';
@@ -93,13 +96,20 @@ export function classifyError(err: unknown): Completion {
 }
 
 /**
- * Every op starts its own trace: the client sends a W3C traceparent, so the ingress's spans
- * (and every span after them, on any leader) share the op's trace id — known even when the
- * op never gets an answer.
+ * Every op starts its own trace with its client span: the client sends its W3C traceparent,
+ * so the ingress's spans (and every span after them, on any leader) share the op's trace id —
+ * known even when the op never gets an answer.
  */
-function newTrace(): { traceId: string; traceparent: string } {
-  const traceId = randomBytes(16).toString('hex');
-  return { traceId, traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` };
+function invokeTraced(
+  ctx: OpContext,
+  kind: OpKind,
+  request: OpRequest,
+  invocationId: string | undefined,
+): { opId: number; span: ClientSpan } {
+  const span = startClientSpan(ctx.tracer, kind, ctx.process, invocationId);
+  const opId = ctx.history.invoke(ctx.process, kind, request, invocationId, span.traceId);
+  span.setOpId(opId);
+  return { opId, span };
 }
 
 async function exchange(
@@ -109,8 +119,7 @@ async function exchange(
   invocationId: string | undefined,
   withValue = false,
 ): Promise<Completion> {
-  const trace = newTrace();
-  const opId = ctx.history.invoke(ctx.process, kind, request, invocationId, trace.traceId);
+  const { opId, span: trace } = invokeTraced(ctx, kind, request, invocationId);
   let completion: Completion;
   try {
     const headers: Record<string, string> = { traceparent: trace.traceparent };
@@ -126,12 +135,13 @@ async function exchange(
   } catch (err) {
     completion = classifyError(err);
   }
-  finish(ctx, opId, completion);
+  finish(ctx, opId, completion, trace);
   return completion;
 }
 
 /** Records the completion, except for ops aborted at the end of the run: those stay open (hung). */
-function finish(ctx: OpContext, opId: number, completion: Completion): void {
+function finish(ctx: OpContext, opId: number, completion: Completion, span: ClientSpan): void {
+  span.end(completion);
   if (completion.error?.code === 'aborted') return;
   ctx.history.complete(opId, completion);
 }
@@ -160,8 +170,7 @@ export async function sendOp(ctx: OpContext): Promise<Completion> {
   const api = apiOf(ctx);
   const id = api.invocationIdFor(c, key);
   const request: OpRequest = { method: 'POST', path: api.sendPath(c), body: c.body, idempotencyKey: key };
-  const trace = newTrace();
-  const opId = ctx.history.invoke(ctx.process, 'send', request, id, trace.traceId);
+  const { opId, span: trace } = invokeTraced(ctx, 'send', request, id);
   let completion: Completion;
   try {
     const sent = classify(
@@ -201,7 +210,7 @@ export async function sendOp(ctx: OpContext): Promise<Completion> {
   } catch (err) {
     completion = classifyError(err);
   }
-  finish(ctx, opId, completion);
+  finish(ctx, opId, completion, trace);
   return completion;
 }
 

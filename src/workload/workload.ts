@@ -5,6 +5,7 @@
 //
 //   random.fork('client-i') ─▶ pick kind by mix ─▶ op ─▶ history (invoke → ok|fail|info)
 import { setMaxListeners } from 'node:events';
+import type { Tracer } from '@opentelemetry/api';
 import type { Random } from '../util/random.js';
 import type { HistoryRecorder } from './history.js';
 import { createHttpClient, type HttpClient } from './http-client.js';
@@ -37,6 +38,8 @@ export interface WorkloadOptions extends WorkloadSpec {
   http?: HttpClient;
   /** The target's ingress API (default: the reference ingress's). */
   api?: ClientApi;
+  /** Exports one client span per op (service `client`): the root of every op's trace. */
+  tracer?: Tracer;
 }
 
 export interface StartedWorkload extends AsyncDisposable {
@@ -79,6 +82,7 @@ export function startWorkload(options: WorkloadOptions): StartedWorkload {
       nextKey: () => `p${process}-${options.random.seed}-${n++}`,
       signal: abort.signal,
       ...(options.api !== undefined ? { api: options.api } : {}),
+      ...(options.tracer !== undefined ? { tracer: options.tracer } : {}),
     };
   };
   // The rate cap: each op start takes the next slot, 1000/maxRatePerSec ms after the previous.

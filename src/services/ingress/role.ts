@@ -83,6 +83,7 @@ export const ingressRole = defineRole({
       logAddress: o.logAddress,
       logger: ctx.logger.child(o.node),
       env: ctx.env,
+      ...(ctx.tracingFor !== undefined ? { tracing: ctx.tracingFor(o.node) } : {}),
     });
   },
 });

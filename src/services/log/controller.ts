@@ -35,7 +35,12 @@ export interface ControllerOptions {
   startupSettleMs?: number;
   tickMs?: number;
   maxNodes?: number;
-  onLeaderChange?(partition: number, reason: LeaderChangeReason): void;
+  /** `change` names the new epoch, which fences every proposal of an older one. */
+  onLeaderChange?(
+    partition: number,
+    reason: LeaderChangeReason,
+    change?: { from: string; to: string; epoch: number },
+  ): void;
   onTable?(table: w.PartitionTable): void;
   /** Bug switches (src/services/bugs.ts). */
   bugs?: ReadonlySet<BugName>;
@@ -285,7 +290,7 @@ export class Controller {
     reason: LeaderChangeReason,
   ): void {
     this.o.logger.info('leader changed', { partition, from: from.leaderNode, to, epoch, reason });
-    this.o.onLeaderChange?.(partition, reason);
+    this.o.onLeaderChange?.(partition, reason, { from: from.leaderNode, to, epoch });
   }
 
   private assignment(partition: number): w.PartitionAssignment {

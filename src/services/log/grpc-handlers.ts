@@ -4,10 +4,12 @@
 import type { grpc } from '../../protocol/grpc.js';
 import { toServiceError } from './errors.js';
 
-export function unaryHandler<Req, Res>(fn: (req: Req) => Promise<Res> | Res): grpc.handleUnaryCall<Req, Res> {
+export function unaryHandler<Req, Res>(
+  fn: (req: Req, metadata: grpc.Metadata) => Promise<Res> | Res,
+): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
     Promise.resolve()
-      .then(() => fn(call.request))
+      .then(() => fn(call.request, call.metadata))
       .then(
         (res) => callback(null, res),
         (err: unknown) => callback(toServiceError(err)),

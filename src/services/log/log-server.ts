@@ -21,6 +21,10 @@ import { LogStore } from './log-store.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { ensureDir } from './ensure-dir.js';
 import { MetadataStore } from './metadata-store.js';
+import { createTracing, type Tracing } from '../../telemetry/tracing.js';
+import { spanAttributes as A } from '../../protocol/names.js';
+import { startLogSpan, traceparentFrom, traced } from './log-spans.js';
+import type { Tracer } from '@opentelemetry/api';
 
 export interface LogServerOptions {
   dataDir: string;
@@ -38,6 +42,9 @@ export interface LogServerOptions {
   bugs?: ReadonlySet<BugName>;
   logger?: Logger;
   registry?: Registry;
+  /** Its tracer (default: from OTEL_* in `env`, as every service). */
+  tracing?: Tracing;
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface StartedLogServer extends StartedService {
@@ -65,6 +72,7 @@ export async function startLogServer(options: LogServerOptions): Promise<Started
   const logger = options.logger ?? silentLogger;
   const registry = options.registry ?? createRegistry({ service: node });
   const metrics = createLogMetrics(registry);
+  const tracing = options.tracing ?? createTracing(node, logger, options.env);
 
   await ensureDir(options.dataDir);
   const lock = await lockDataDir(options.dataDir);
@@ -96,14 +104,25 @@ export async function startLogServer(options: LogServerOptions): Promise<Started
     logger: logger.child('controller'),
     startupSettleMs: options.startupSettleMs ?? logServerDefaults.startupSettleMs,
     bugs: options.bugs ?? noBugs,
-    onLeaderChange: (p, reason) => metrics.leaderChanged(p, reason),
+    onLeaderChange: (p, reason, change) => {
+      metrics.leaderChanged(p, reason);
+      if (change !== undefined)
+        startLogSpan(tracing.tracer, 'log fence epoch', node, {
+          [A.partition]: p,
+          [A.leaderEpoch]: change.epoch,
+          'limbo.fence.from': change.from,
+          'limbo.fence.leader': change.to,
+          'limbo.fence.reason': reason,
+        }).end();
+    },
     onTable: (t) => metrics.liveNodes(t.nodes.filter((n) => n.alive).length),
   });
 
   const streams = new StreamRegistry();
   const server = new grpc.Server(serverOptions);
-  server.addService(serviceDefinitions.log, logHandlers(store, streams, options.bugs ?? noBugs));
-  server.addService(serviceDefinitions.controller, controllerHandlers(controller, streams));
+  const spans = { tracer: tracing.tracer, node };
+  server.addService(serviceDefinitions.log, logHandlers(store, streams, spans, options.bugs ?? noBugs));
+  server.addService(serviceDefinitions.controller, controllerHandlers(controller, streams, spans));
 
   let port: number;
   let metricsServer: StartedMetricsServer;
@@ -145,6 +164,7 @@ export async function startLogServer(options: LogServerOptions): Promise<Started
       await metadata.drain();
       await lock.release();
       await metricsServer.stop();
+      await tracing.shutdown();
     })());
   return {
     role: 'log',
@@ -158,19 +178,39 @@ export async function startLogServer(options: LogServerOptions): Promise<Started
   };
 }
 
+interface SpanContext {
+  tracer: Tracer;
+  node: string;
+}
+
 function logHandlers(
   store: LogStore,
   streams: StreamRegistry,
+  { tracer, node }: SpanContext,
   bugs: ReadonlySet<BugName>,
 ): grpc.UntypedServiceImplementation {
-  const append = unaryHandler<w.AppendRequest, w.AppendResponse>((req) => {
+  const append = unaryHandler<w.AppendRequest, w.AppendResponse>((req, md) => {
     if (req.records.length > limits.appendRecordsMax)
       throw badRequest('records', `an append carries at most ${limits.appendRecordsMax} records`);
-    return store.append(req.partition, req.records);
+    return traced(
+      startLogSpan(
+        tracer,
+        'log append',
+        node,
+        { [A.partition]: req.partition, [A.logRecords]: req.records.length },
+        traceparentFrom(md),
+      ),
+      () => store.append(req.partition, req.records),
+      (res) => ({ 'limbo.lsn.first': res.firstLsn, [A.lsn]: res.lastLsn }),
+    );
   });
-  const getTail = unaryHandler<w.GetTailRequest, w.GetTailResponse>((req) => ({
-    tailLsn: store.partition(req.partition).tailLsn,
-  }));
+  const getTail = unaryHandler<w.GetTailRequest, w.GetTailResponse>((req, md) =>
+    traced(
+      startLogSpan(tracer, 'log get_tail', node, { [A.partition]: req.partition }, traceparentFrom(md)),
+      () => ({ tailLsn: store.partition(req.partition).tailLsn }),
+      (res) => ({ [A.lsn]: res.tailLsn }),
+    ),
+  );
   const read: grpc.handleServerStreamingCall<w.ReadRequest, w.ReadResponse> = (call) => {
     let log;
     try {
@@ -181,10 +221,19 @@ function logHandlers(
     }
     const { signal, done } = streams.add(call);
     const partitionLog = log;
+    // One span per tail stream: open while the processor tails (the ledger shows it if the log dies).
+    const span = startLogSpan(
+      tracer,
+      'log read',
+      node,
+      { [A.partition]: call.request.partition, [A.logFromLsn]: call.request.fromLsn },
+      traceparentFrom(call.metadata),
+    );
+    let sent = 0;
+    let next = Math.max(1, call.request.fromLsn);
+    // Bug switch: a read resuming from an LSN starts one entry too late.
+    if (bugs.has('read-skips-after-reconnect') && next > 1) next++;
     void (async () => {
-      let next = Math.max(1, call.request.fromLsn);
-      // Bug switch: a read resuming from an LSN starts one entry too late.
-      if (bugs.has('read-skips-after-reconnect') && next > 1) next++;
       while (!signal.aborted && !partitionLog.isClosed) {
         const entries = await partitionLog.read(next, READ_BATCH);
         const last = entries[entries.length - 1];
@@ -193,16 +242,22 @@ function logHandlers(
           continue;
         }
         next = last.lsn + 1;
+        sent += entries.length;
         await writeMessage(call, { entries }, signal);
       }
     })().then(
       () => {
         if (!signal.aborted)
           call.emit('error', toServiceError(new LogServerError('E_STOPPED', 'log server is stopping')));
+        span.setAttributes({ 'limbo.log.entries': sent, [A.lsn]: next - 1 }).end();
         done();
       },
       (err: unknown) => {
         if (!signal.aborted) call.emit('error', toServiceError(err));
+        span
+          .setAttributes({ 'limbo.log.entries': sent, [A.lsn]: next - 1 })
+          .setStatus({ code: 2, message: err instanceof Error ? err.message : String(err) })
+          .end();
         done();
       },
     );
@@ -213,6 +268,7 @@ function logHandlers(
 function controllerHandlers(
   controller: Controller,
   streams: StreamRegistry,
+  { tracer, node }: SpanContext,
 ): grpc.UntypedServiceImplementation {
   const heartbeat = unaryHandler<w.HeartbeatRequest, w.HeartbeatResponse>((req) => {
     checkChars('address', req.address, limits.addressCharsMax);
@@ -224,15 +280,43 @@ function controllerHandlers(
     controller.currentTable(),
   );
   const compareAndSwapLeader = unaryHandler<w.CompareAndSwapLeaderRequest, w.CompareAndSwapLeaderResponse>(
-    (req) => {
+    (req, md) => {
       checkChars('leaderNode', req.leaderNode, limits.nodeNameCharsMax);
-      return controller.compareAndSwapLeader(req);
+      return traced(
+        startLogSpan(
+          tracer,
+          'log fence cas_leader',
+          node,
+          {
+            [A.partition]: req.partition,
+            'limbo.fence.node': req.leaderNode,
+            'limbo.fence.expected_epoch': req.expectedEpoch,
+          },
+          traceparentFrom(md),
+        ),
+        () => controller.compareAndSwapLeader(req),
+        (res) => ({
+          'limbo.fence.ok': res.ok,
+          [A.leaderEpoch]: res.epoch,
+          'limbo.fence.leader': res.leaderNode,
+        }),
+      );
     },
   );
   const transferLeadership = unaryHandler<w.TransferLeadershipRequest, w.TransferLeadershipResponse>(
-    async (req) => {
+    (req, md) => {
       checkChars('node', req.node, limits.nodeNameCharsMax);
-      return { assignment: await controller.transferLeadership(req.partition, req.node) };
+      return traced(
+        startLogSpan(
+          tracer,
+          'log fence transfer',
+          node,
+          { [A.partition]: req.partition, 'limbo.fence.node': req.node },
+          traceparentFrom(md),
+        ),
+        async () => ({ assignment: await controller.transferLeadership(req.partition, req.node) }),
+        (res) => ({ [A.leaderEpoch]: res.assignment.epoch, 'limbo.fence.leader': res.assignment.leaderNode }),
+      );
     },
   );
   const watchPartitionTable: grpc.handleServerStreamingCall<

@@ -71,6 +71,8 @@ export const logRole = defineRole({
         maxRecordBytes: options.maxRecordBytes,
         bugs,
         logger: context.logger,
+        env: context.env,
+        ...(context.tracingFor !== undefined ? { tracing: context.tracingFor(options.node) } : {}),
       });
     } catch (err) {
       if (err instanceof LogServerError && err.code === 'E_DATA_DIR_LOCKED')

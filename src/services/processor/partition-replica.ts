@@ -19,6 +19,7 @@ import type { Logger } from '../../telemetry/logger.js';
 import { lookupHandler } from '../../protocol/catalogue.js';
 import { noBugs, type BugName } from '../bugs.js';
 import { contextFromTraceparent, contextOf, traceparentOf } from '../../telemetry/tracing.js';
+import { grpc } from '../../protocol/grpc.js';
 import { Backoff, sleep } from '../../util/backoff.js';
 import { Invoker } from './invoker.js';
 import type { ProcessorMetrics } from './metrics.js';
@@ -290,7 +291,11 @@ export class PartitionReplica {
     try {
       const res = await this.o.log.append(
         { partition: this.o.partition, records: [encodeRecord(record)] },
-        { timeoutMs: this.o.appendTimeoutMs, signal: this.abort.signal },
+        {
+          timeoutMs: this.o.appendTimeoutMs,
+          signal: this.abort.signal,
+          ...(span !== undefined ? { metadata: traceMetadata(span) } : {}),
+        },
       );
       span?.setAttribute('limbo.lsn', res.lastLsn);
       return res.lastLsn;
@@ -677,4 +682,12 @@ export class PartitionReplica {
   private error(code: w.ErrorCode, message: string): { result: 'error'; error: w.RpcError } {
     return { result: 'error', error: { code, message, leaderNode: '', leaderEpoch: 0 } };
   }
+}
+
+/** gRPC metadata carrying a span's traceparent, so the log server's span joins the trace. */
+function traceMetadata(span: Span): grpc.Metadata {
+  const md = new grpc.Metadata();
+  const tp = traceparentOf(span);
+  if (tp !== '') md.set('traceparent', tp);
+  return md;
 }

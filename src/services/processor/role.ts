@@ -78,6 +78,7 @@ export const processorRole = defineRole({
       bugs: parseBugs(o.bugs),
       logger: ctx.logger.child(o.node),
       env: ctx.env,
+      ...(ctx.tracingFor !== undefined ? { tracing: ctx.tracingFor(o.node) } : {}),
     });
   },
 });

@@ -192,6 +192,7 @@ export function restateTarget(): Target {
         const links: Record<string, string> = {};
         for (const name of restateLinkNames(NODES)) links[name] = name;
         const stop = (): Promise<void> => cleanup.runAll();
+        const statuses = new Map<string, { status: string; source: string }>();
         return {
           name: 'restate',
           ingressUrls,
@@ -217,12 +218,15 @@ export function restateTarget(): Target {
           resolveInvocationIds: async (keys) => {
             const live = cluster.nodes.filter((n) => n.isRunning() && !n.isPaused()).map((n) => n.adminUrl);
             const found = await invocationsByIdempotencyKey(live, keys);
+            for (const v of found.values())
+              statuses.set(v.id, { status: v.status, source: 'restate sys_invocation' });
             writeFileSync(
               join(ctx.runDir, 'restate-invocations.json'),
               JSON.stringify(Object.fromEntries(found), null, 2) + '\n',
             );
             return new Map([...found].map(([k, v]) => [k, v.id]));
           },
+          serverInvocations: () => statuses,
           stop,
           [Symbol.asyncDispose]: stop,
         };

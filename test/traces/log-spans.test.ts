@@ -1,0 +1,83 @@
+// The log server's spans: append joins the caller's trace (traceparent gRPC metadata) with the
+// lsn it got; a read stream is one span, open while it tails (known through the ledger) and
+// ended with the entries it sent.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLogClient, grpc } from '../../src/protocol/grpc.js';
+import { startLogServer } from '../../src/services/log/log-server.js';
+import { startOtlpReceiver } from '../../src/observe/otlp-receiver.js';
+import { SPAN_LEDGER_ENV } from '../../src/telemetry/tracing.js';
+import { SPAN_LEDGER_PATH } from '../../src/telemetry/span-ledger.js';
+
+test('log append, read and get_tail spans', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'limbo-logspans-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  await using receiver = await startOtlpReceiver();
+  const log = await startLogServer({
+    dataDir: dir,
+    partitions: 2,
+    env: {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      [SPAN_LEDGER_ENV]: `${receiver.url}${SPAN_LEDGER_PATH}`,
+    },
+  });
+  let stopped = false;
+  t.after(async () => {
+    if (!stopped) await log.stop();
+  });
+  const client = createLogClient(log.addresses.grpc!);
+  t.after(() => client.close());
+  const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+  const md = new grpc.Metadata();
+  md.set('traceparent', `00-${traceId}-00f067aa0ba902b7-01`);
+  const res = await client.append(
+    { partition: 1, records: [Buffer.from('a'), Buffer.from('b')] },
+    { metadata: md, timeoutMs: 5000 },
+  );
+  await client.getTail({ partition: 1 }, { timeoutMs: 5000 });
+  const stream = client.read({ partition: 1, fromLsn: 1 });
+  let got = 0;
+  await new Promise<void>((resolve) =>
+    stream.on('data', (b: { entries: unknown[] }) => {
+      got += b.entries.length;
+      if (got >= 2) resolve();
+    }),
+  );
+  stream.on('error', () => {});
+  // The read stream is open: the ledger posts it within a tick.
+  const openReadSpan = () => receiver.unexportedSpans().find((s) => s.name === 'log read');
+  for (let i = 0; i < 100 && openReadSpan() === undefined; i++) await new Promise((r) => setTimeout(r, 20));
+  const openRead = openReadSpan();
+  assert.ok(openRead, 'the open read stream is in the ledger');
+  assert.equal(openRead.endMs, null);
+  assert.equal(openRead.attributes['limbo.partition'], 1);
+  stream.cancel();
+  await new Promise((r) => setTimeout(r, 50));
+  await log.stop();
+  stopped = true;
+
+  const byName = new Map(receiver.spans.map((s) => [s.name, s]));
+  const append = byName.get('log append');
+  assert.ok(append, `spans: ${receiver.spans.map((s) => s.name).join(', ')}`);
+  assert.equal(append.traceId, traceId, 'the append joined the caller trace');
+  assert.equal(append.parentSpanId, '00f067aa0ba902b7');
+  assert.equal(append.kind, 2, 'SpanKind.SERVER');
+  assert.equal(append.service, 'log');
+  assert.equal(append.attributes['limbo.partition'], 1);
+  assert.equal(append.attributes['limbo.log.records'], 2);
+  assert.equal(append.attributes['limbo.lsn'], res.lastLsn);
+  const tail = byName.get('log get_tail');
+  assert.equal(tail?.attributes['limbo.lsn'], res.lastLsn);
+  const read = byName.get('log read');
+  assert.ok(read, 'the read span ended once the stream went away');
+  assert.equal(read.attributes['limbo.log.entries'], 2);
+  assert.deepEqual(
+    receiver.unexportedSpans().filter((s) => s.endMs === null),
+    [],
+    'nothing left open after a clean stop',
+  );
+});
