@@ -5,9 +5,10 @@ import {
   blackhole,
   defineSuite,
   noClientLeftHanging,
-  pendingDrains,
-  resendsObserved,
   noGhostCompletions,
+  pendingDrains,
+  resendRateBounded,
+  resendsObserved,
 } from 'limbo';
 
 export default defineSuite({
@@ -21,7 +22,9 @@ export default defineSuite({
     pendingDrains(),
     resendsObserved(),
     noGhostCompletions(),
+    resendRateBounded(),
   ],
+  catches: ['resend-storm'],
   expectedToFailOn: ['reference:legacy'],
   skipOn: {
     restate:

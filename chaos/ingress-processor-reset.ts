@@ -3,25 +3,32 @@
 import {
   at,
   defineSuite,
+  errorAnswersBounded,
+  idempotentRetriesAgree,
   noClientLeftHanging,
+  noGhostCompletions,
+  noImpossibleErrors,
   pendingDrains,
   resendsObserved,
   resetPeer,
-  noGhostCompletions,
 } from 'limbo';
 
 export default defineSuite({
   name: 'ingress-processor-reset',
   why: 'Resets on the ingress→processor link lose replies; resends must recover every call.',
   topology: { processors: 2, partitions: 2 },
-  workload: { concurrency: 12, mix: { call: 0.6, send: 0.4 } },
+  workload: { concurrency: 12, mix: { call: 0.5, send: 0.3, idempotentRetry: 0.2 } },
   schedule: [at('3s', resetPeer('ingress->processor-1', { timeoutMs: 200 }), { for: '4s' })],
   expect: [
     noClientLeftHanging({ withinMsAfterHeal: 6000 }),
     pendingDrains(),
     resendsObserved(),
     noGhostCompletions(),
+    noImpossibleErrors(),
+    errorAnswersBounded(),
+    idempotentRetriesAgree(),
   ],
+  catches: ['pending-gauge-leak', 'idempotency-key-ignored'],
   expectedToFailOn: ['reference:legacy'],
   skipOn: {
     restate:

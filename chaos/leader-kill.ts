@@ -1,16 +1,22 @@
 // A leader dies with calls in flight; the ingress must resend to its successor.
 // reference:legacy fails it: the new leader never notifies the ingress of the calls it resumes.
 import {
+  acknowledgedEffectsPresent,
   at,
   defineSuite,
+  errorAnswersBounded,
   exactlyOnce,
+  failoverTimeBounded,
+  keysFreeAfterHeal,
   kill,
   leaderOf,
   leadershipChanged,
   noClientLeftHanging,
   noGhostCompletions,
+  noImpossibleErrors,
   pendingDrains,
   promql,
+  resendRateBounded,
   resendsObserved,
   spansEnd,
 } from 'limbo';
@@ -19,7 +25,8 @@ export default defineSuite({
   name: 'leader-kill',
   why: 'A leader dies with calls in flight; the ingress must resend to its successor.',
   topology: { processors: 3, partitions: 4 },
-  workload: { concurrency: 16, mix: { call: 0.6, send: 0.2, counterAdd: 0.2 } },
+  // 12 counter keys: keyed state on every partition, whichever leader dies.
+  workload: { concurrency: 16, counterKeys: 12, mix: { call: 0.6, send: 0.2, counterAdd: 0.2 } },
   schedule: [at('5s', kill(leaderOf({ partition: 0 })), { for: '3s' })],
   expect: [
     noClientLeftHanging({ withinMsAfterHeal: 5000 }),
@@ -38,6 +45,13 @@ export default defineSuite({
       expect: { max: 0 },
       at: 'end',
     }),
+    errorAnswersBounded(),
+    noImpossibleErrors(),
+    acknowledgedEffectsPresent(),
+    resendRateBounded(),
+    keysFreeAfterHeal(),
+    failoverTimeBounded(),
   ],
+  catches: ['resend-storm', 'never-resumes', 'lost-leadership-is-final', 'fenced-ack'],
   expectedToFailOn: ['reference:legacy'],
 });

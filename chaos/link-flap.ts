@@ -4,9 +4,11 @@ import {
   defineSuite,
   linkDown,
   noClientLeftHanging,
-  pendingDrains,
-  resendsObserved,
   noGhostCompletions,
+  noImpossibleErrors,
+  pendingDrains,
+  resendRateBounded,
+  resendsObserved,
 } from 'limbo';
 
 export default defineSuite({
@@ -25,7 +27,10 @@ export default defineSuite({
     pendingDrains(),
     resendsObserved(),
     noGhostCompletions(),
+    noImpossibleErrors(),
+    resendRateBounded(),
   ],
+  catches: ['pending-gauge-leak'],
   expectedToFailOn: ['reference:legacy'],
   skipOn: {
     restate:

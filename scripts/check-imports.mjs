@@ -60,6 +60,21 @@ export const allowed = {
     'protocol',
     'util',
   ],
+  // limbo detect: runs suites on bug targets (the catalogue is reached through targets/).
+  detect: [
+    'runner',
+    'faults',
+    'targets',
+    'report',
+    'workload',
+    'runtime',
+    'observe',
+    'checkers',
+    'run-data',
+    'telemetry',
+    'protocol',
+    'util',
+  ],
   cli: ['*'],
   '.': ['*'],
 };

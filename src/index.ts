@@ -54,6 +54,7 @@ export {
   transferLeadership,
   clientsBeforeProcessors,
 } from './faults/process-faults.js';
+export { followerLag } from './faults/follower-lag.js';
 export { registerFault, createFault, faultNames } from './faults/registry.js';
 
 // Checkers
@@ -77,6 +78,14 @@ export {
   type SpanExpect,
   type TimeRef,
   partitionLeadership,
+  errorAnswersBounded,
+  noImpossibleErrors,
+  acknowledgedEffectsPresent,
+  resendRateBounded,
+  keysFreeAfterHeal,
+  latencyRecovers,
+  failoverTimeBounded,
+  pathCovered,
   registerChecker,
   checkerNames,
   combineVerdicts,

@@ -1,5 +1,6 @@
 // The command registry: one entry per `limbo <command>`.
 import type { Command } from './command.js';
+import { detectCommand } from './detect.js';
 import { exploreCommand } from './explore.js';
 import { proxyCommand } from './proxy.js';
 import { runCommand } from './run.js';
@@ -13,6 +14,7 @@ export const commands: Command[] = [
   upCommand,
   traceCommand,
   exploreCommand,
+  detectCommand,
   soakCommand,
   proxyCommand,
   serveCommand,

@@ -35,7 +35,7 @@ const options = {
     type: 'bool',
     default: false,
     description:
-      'exit 0 only if every verdict is the documented one: fail where the suite lists the target in expectedToFailOn, pass or fail where it lists it in timingDependentOn, pass elsewhere (for CI on targets with known failures)',
+      'exit 0 only if every verdict is the documented one: fail where the suite lists the target in expectedToFailOn (or, on reference+bug:<x>, where it catches x), pass or fail where it lists it in timingDependentOn, pass elsewhere (for CI on targets with known failures)',
   },
 } as const;
 

@@ -39,6 +39,9 @@ export function internalLinks(topology: Topology): string[] {
   return linkNames(topology).filter((l) => !l.startsWith('client->'));
 }
 
+const upOrDown = (random: Random): 'upstream' | 'downstream' =>
+  random.int(2) === 0 ? 'downstream' : 'upstream';
+
 function drawFault(random: Random, kind: ExploreFaultKind, o: GenerateOptions): PlannedFault {
   const atMs = round100(random.between(0, Math.max(0, o.chaosMs - 2000)));
   const forMs = round100(random.between(500, 4000));
@@ -60,9 +63,12 @@ function drawFault(random: Random, kind: ExploreFaultKind, o: GenerateOptions): 
         atMs,
         forMs,
         fault: kind,
-        params: { on: link, latencyMs: round100(random.between(100, 1500)) },
+        // Both directions: upstream holds back what the link's client sends (a deposed
+        // leader's appends on their way to the log), downstream the answers.
+        params: { on: link, latencyMs: round100(random.between(100, 1500)), stream: upOrDown(random) },
       };
     case 'timeout':
+      return { atMs, forMs, fault: kind, params: { on: link, timeoutMs: 0, stream: upOrDown(random) } };
     case 'reset_peer':
       return { atMs, forMs, fault: kind, params: { on: link, timeoutMs: 0 } };
     case 'kill':

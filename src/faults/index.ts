@@ -5,3 +5,4 @@ export * from './toxic-faults.js';
 export * from './process-faults.js';
 export * from './schedule.js';
 export * from './registry.js';
+export * from './follower-lag.js';

@@ -2,6 +2,7 @@
 // { fault: 'latency', on: 'ingress->processor-1', latencyMs: 500 }.
 import type { Fault } from './fault.js';
 import { FaultError } from './fault.js';
+import { followerLag } from './follower-lag.js';
 import { clientsBeforeProcessors, kill, pause, restart, transferLeadership } from './process-faults.js';
 import type { LinkSelector, ServiceSelector } from './selectors.js';
 import {
@@ -44,11 +45,20 @@ const num = (p: FaultParams, k: string, d?: number): number => {
   return v;
 };
 
+/** `stream: 'upstream'` holds back client → server bytes (e.g. a deposed leader's appends). */
+const streamOf = (p: FaultParams): { stream?: 'upstream' | 'downstream' } => {
+  const s = p['stream'];
+  if (s === undefined) return {};
+  if (s !== 'upstream' && s !== 'downstream')
+    throw new FaultError('E_FAULT_TARGET', 'fault parameter stream must be upstream or downstream');
+  return { stream: s };
+};
+
 registerFault('latency', (p) =>
-  latency(linkOf(p), { latencyMs: num(p, 'latencyMs'), jitterMs: num(p, 'jitterMs', 0) }),
+  latency(linkOf(p), { latencyMs: num(p, 'latencyMs'), jitterMs: num(p, 'jitterMs', 0) }, streamOf(p)),
 );
 registerFault('bandwidth', (p) => bandwidth(linkOf(p), { rateKBps: num(p, 'rateKBps') }));
-registerFault('timeout', (p) => timeout(linkOf(p), { timeoutMs: num(p, 'timeoutMs', 0) }));
+registerFault('timeout', (p) => timeout(linkOf(p), { timeoutMs: num(p, 'timeoutMs', 0) }, streamOf(p)));
 registerFault('reset_peer', (p) => resetPeer(linkOf(p), { timeoutMs: num(p, 'timeoutMs', 0) }));
 registerFault('slow_close', (p) => slowClose(linkOf(p), { delayMs: num(p, 'delayMs') }));
 registerFault('slicer', (p) =>
@@ -70,3 +80,6 @@ registerFault('transfer-leadership', (p) =>
   }),
 );
 registerFault('clients-before-processors', () => clientsBeforeProcessors());
+registerFault('follower-lag', (p) =>
+  followerLag({ partition: num(p, 'partition'), latencyMs: num(p, 'latencyMs') }),
+);

@@ -7,6 +7,7 @@
 //                                └─▶ documentedVerdict(suite, target) ─▶ undocumentedVerdicts
 import { createCleanup } from '../runtime/cleanup.js';
 import type { VerdictFile } from '../run-data/verdict.js';
+import { bugsOfTarget } from '../targets/registry.js';
 import type { Target } from '../targets/target.js';
 import { messageOf, UsageError } from '../util/errors.js';
 import type { LoadedSuite } from './load-suites.js';
@@ -66,12 +67,18 @@ export function skippedVerdict(
   };
 }
 
-/** The verdict a suite documents for a target: skipped, either (timing-dependent), fail or pass. */
+/**
+ * The verdict a suite documents for a target: skipped, either (timing-dependent), fail
+ * (expectedToFailOn, or a bug target `reference+bug:<x>` with a switch the suite `catches`) or
+ * pass. On a bug target a suite that claims none of its switches may still catch one: either.
+ */
 export function documentedVerdict(suite: Suite, target: string): DocumentedVerdict {
   if (skipReasonFor(suite, target) !== undefined) return 'skipped';
   if (suite.timingDependentOn.includes(target)) return 'either';
   if (suite.expectedToFailOn.includes(target)) return 'fail';
-  return 'pass';
+  const bugs = bugsOfTarget(target);
+  if (bugs.length === 0) return 'pass';
+  return bugs.some((b) => suite.catches.includes(b)) ? 'fail' : 'either';
 }
 
 /** The verdict of a run that broke before it could judge anything (the message is the run error). */

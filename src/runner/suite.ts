@@ -5,6 +5,7 @@ import type { Checker } from '../checkers/checker.js';
 import type { ScheduleEntry } from '../faults/schedule.js';
 import type { Topology } from '../targets/target.js';
 import { parseDurationMs, type Duration } from '../util/duration.js';
+import { parseBugs, type BugName } from '../targets/registry.js';
 import { UsageError } from '../util/errors.js';
 import type { WorkloadSpec } from '../workload/workload.js';
 
@@ -24,6 +25,11 @@ export interface SuiteSpec {
   converge?: Duration;
   /** Targets this suite is expected to fail on (documented, e.g. reference:legacy). */
   expectedToFailOn?: string[];
+  /**
+   * Bug switches (src/services/bugs.ts) this suite is built to catch: it is expected to fail
+   * on `reference+bug:<x>` for each, and `limbo detect` runs it for them.
+   */
+  catches?: string[];
   /**
    * Targets on which the verdict depends on timing (documented in the suite file); with
    * --expect-documented, pass and fail are both accepted there.
@@ -46,6 +52,7 @@ export interface Suite extends Required<Pick<SuiteSpec, 'name' | 'why' | 'schedu
   chaosMs: number;
   convergeMs: number;
   expectedToFailOn: string[];
+  catches: BugName[];
   timingDependentOn: string[];
   skipOn: Record<string, string>;
   onlyOn?: { targets: string[]; reason: string };
@@ -98,6 +105,7 @@ export function defineSuite(spec: SuiteSpec): Suite {
     chaosMs: Math.max(spec.chaos !== undefined ? parseDurationMs(spec.chaos) : 0, scheduleEnd + 1000),
     convergeMs: spec.converge !== undefined ? parseDurationMs(spec.converge) : 10_000,
     expectedToFailOn: spec.expectedToFailOn ?? [],
+    catches: [...parseBugs(spec.catches, `${where}: catches`)],
     timingDependentOn: spec.timingDependentOn ?? [],
     skipOn: spec.skipOn ?? {},
     ...(spec.onlyOn !== undefined ? { onlyOn: spec.onlyOn } : {}),

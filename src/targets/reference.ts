@@ -37,21 +37,35 @@ export function linkNames(topology: Topology): string[] {
   return names;
 }
 
-export function referenceTarget(protocol: Protocol, runtime: RuntimeName | RuntimeChoice = 'local'): Target {
+export function referenceTarget(
+  protocol: Protocol,
+  runtime: RuntimeName | RuntimeChoice = 'local',
+  bugs: readonly string[] = [],
+): Target {
   const choice = typeof runtime === 'string' ? { name: runtime } : runtime;
+  const name =
+    bugs.length > 0
+      ? `reference+bug:${bugs.join(',')}`
+      : protocol === 'rpc'
+        ? 'reference'
+        : 'reference:legacy';
   return {
-    name: protocol === 'rpc' ? 'reference' : 'reference:legacy',
+    name,
     runtime: choice.name,
-    start: (topology, ctx) => startReference(protocol, choice, topology, ctx),
+    start: (topology, ctx) => startReference(name, protocol, choice, topology, ctx, bugs),
   };
 }
 
 async function startReference(
+  name: string,
   protocol: Protocol,
   choice: RuntimeChoice,
   topology: Topology,
   ctx: TargetContext,
+  bugs: readonly string[],
 ): Promise<StartedTarget> {
+  // Bug switches (src/services/bugs.ts) reach every service as --bugs; each acts on its own.
+  const bugArgs = bugs.length > 0 ? ['--bugs', bugs.join(',')] : [];
   const cleanup = createCleanup();
   const readyTimeoutMs = ctx.readyTimeoutMs ?? 20_000;
   const env = ctx.env ?? process.env;
@@ -101,6 +115,7 @@ async function startReference(
           String(topology.partitions),
           '--failure-timeout-ms',
           '1500',
+          ...bugArgs,
         ],
         dataDir: true,
         onReady: async (ready) => {
@@ -134,6 +149,7 @@ async function startReference(
             advertised.listen,
             '--protocol',
             protocol,
+            ...bugArgs,
           ],
           onReady: (ready) => repoint(node, ready.addresses['grpc'] ?? PLACEHOLDER_UPSTREAM),
         },
@@ -167,6 +183,7 @@ async function startReference(
             '0',
             '--protocol',
             protocol,
+            ...bugArgs,
           ],
           onReady: (ready) =>
             repoint(node, (ready.addresses['http'] ?? '').replace(/^https?:\/\//, '').replace(/\/.*$/, '')),
@@ -220,7 +237,7 @@ async function startReference(
     const links: Record<string, string> = {};
     for (const name of linkNames(topology)) links[name] = name;
     const started: StartedTarget = {
-      name: protocol === 'rpc' ? 'reference' : 'reference:legacy',
+      name,
       runtime: choice.name,
       toxiproxyDescription: tp.description ?? 'Toxiproxy',
       ingressUrls,

@@ -1,6 +1,12 @@
 // Targets by name (`--target`) on a runtime (`--runtime`): reference and reference:legacy on
-// either runtime; restate (the real server, from its npm binary) on the local runtime only.
+// either runtime, reference+bug:<switches> (the reference cluster with bug switches on);
+// restate (the real server, from its npm binary) on the local runtime only; else a declared
+// target (targets/NAME.limbo.ts or a path to one).
 import type { RuntimeChoice, RuntimeName } from '../runtime/service-runtime.js';
+import { bugInfo, parseBugs, type BugName } from '../services/bugs.js';
+
+// The bug-switch catalogue, for the runner and limbo detect (they may not import services/).
+export { bugInfo, bugNames, parseBugs, type BugName } from '../services/bugs.js';
 import { UsageError } from '../util/errors.js';
 import { referenceTarget } from './reference.js';
 import { restateTarget } from './restate/target.js';
@@ -43,7 +49,7 @@ export async function resolveTarget(
   runtime: RuntimeName | RuntimeChoice = 'local',
 ): Promise<Target> {
   const choice = typeof runtime === 'string' ? { name: runtime } : runtime;
-  if (registry.has(name)) return createTarget(name, choice);
+  if (registry.has(name) || name.startsWith(BUG_TARGET_PREFIX)) return createTarget(name, choice);
   const file = declarationFile(name);
   if (file === undefined)
     throw new UsageError(
@@ -52,8 +58,35 @@ export async function resolveTarget(
   return declarativeTarget(await loadDeclaration(file), choice);
 }
 
+/** The target `reference+bug:<name>[,<name>…]` (bug switches, src/services/bugs.ts), else undefined. */
+export const BUG_TARGET_PREFIX = 'reference+bug:';
+
+/** The bug switches a target name turns on ([] for any other target); unknown names are a UsageError. */
+export function bugsOfTarget(name: string): BugName[] {
+  if (!name.startsWith(BUG_TARGET_PREFIX)) return [];
+  const list = name
+    .slice(BUG_TARGET_PREFIX.length)
+    .split(',')
+    .map((s) => s.trim());
+  if (list.length === 0 || list.some((s) => s === ''))
+    throw new UsageError(`--target ${name}: name at least one bug switch after "${BUG_TARGET_PREFIX}"`);
+  return [...parseBugs(list, `--target ${name}`)];
+}
+
 export function createTarget(name: string, runtime: RuntimeName | RuntimeChoice = 'local'): Target {
+  const bugs = bugsOfTarget(name);
+  if (bugs.length > 0) {
+    const legacy = bugs.some((b) => bugInfo(b).legacy === true);
+    return referenceTarget(
+      legacy ? 'legacy' : 'rpc',
+      typeof runtime === 'string' ? { name: runtime } : runtime,
+      bugs,
+    );
+  }
   const make = registry.get(name);
-  if (make === undefined) throw new UsageError(`unknown target ${name} (known: ${targetNames().join(', ')})`);
+  if (make === undefined)
+    throw new UsageError(
+      `unknown target ${name} (known: ${targetNames().join(', ')}, ${BUG_TARGET_PREFIX}<switch>[,<switch>…])`,
+    );
   return make(typeof runtime === 'string' ? { name: runtime } : runtime);
 }

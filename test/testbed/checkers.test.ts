@@ -25,14 +25,22 @@ test('combine: fail beats inconclusive beats pass; nothing is inconclusive', () 
 
 test('registry names every built-in checker and builds it with options', () => {
   assert.deepEqual(checkerNames(), [
+    'acknowledgedEffectsPresent',
+    'errorAnswersBounded',
     'exactlyOnce',
+    'failoverTimeBounded',
     'faultsHitTraffic',
     'idempotentRetriesAgree',
+    'keysFreeAfterHeal',
+    'latencyRecovers',
     'leadershipChanged',
     'noClientLeftHanging',
     'noGhostCompletions',
+    'noImpossibleErrors',
+    'pathCovered',
     'pendingDrains',
     'promql',
+    'resendRateBounded',
     'resendsObserved',
     'spansEnd',
     'traces',

@@ -15,6 +15,7 @@ import type * as w from '../../protocol/wire.js';
 import { SpanKind, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
 import { spanAttributes as A } from '../../protocol/names.js';
 import type { Logger } from '../../telemetry/logger.js';
+import type { BugName } from '../bugs.js';
 import { contextOf, traceparentOf } from '../../telemetry/tracing.js';
 import { Backoff, sleep } from '../../util/backoff.js';
 import type { IngressMetrics } from './metrics.js';
@@ -29,6 +30,8 @@ export interface DispatcherOptions {
   rpcTimeoutMs: number;
   /** Per-attempt deadline of calls that wait for an output (Submit OUTPUT, blocking GetOutput). */
   longPollMs: number;
+  /** Bug switches (src/services/bugs.ts). */
+  bugs?: ReadonlySet<BugName>;
 }
 
 export interface SubmitInput {
@@ -89,7 +92,9 @@ export class Dispatcher {
   ): Promise<Exclude<R, { result: 'error' }>> {
     const { router, metrics } = this.o;
     const p = String(partition);
-    const backoff = new Backoff();
+    // Bug switch resend-storm: a fixed 50 ms between resends, never backing off.
+    const backoff =
+      this.o.bugs?.has('resend-storm') === true ? new Backoff({ initialMs: 50, maxMs: 50 }) : new Backoff();
     let hint: string | undefined;
     let reason: ResendReason | '' = '';
     let attempt = 0;
@@ -105,6 +110,7 @@ export class Dispatcher {
         continue;
       }
       let result: string;
+      let final: Error | undefined;
       attempt++;
       const span = this.o.tracer.startSpan(
         `ingress ${rpc} attempt`,
@@ -129,6 +135,9 @@ export class Dispatcher {
           return res as Exclude<R, { result: 'error' }>;
         }
         const err = (res as unknown as { error: w.RpcError }).error;
+        // Bug switch lost-leadership-is-final: a lost leadership is answered, not resent.
+        if (err.code === 'LOST_LEADERSHIP' && this.o.bugs?.has('lost-leadership-is-final') === true)
+          final = new Error(`leadership lost; the request may have gone through (${err.message})`);
         result = err.code.toLowerCase();
         reason =
           err.code === 'NOT_LEADER'
@@ -153,6 +162,7 @@ export class Dispatcher {
       metrics.rpcAttempts.inc({ partition: p, rpc, result });
       span.setStatus({ code: SpanStatusCode.ERROR, message: result });
       span.end();
+      if (final !== undefined) throw final;
       metrics.resends.inc({ partition: p, reason });
       await sleep(backoff.next(), signal);
     }

@@ -30,6 +30,7 @@ import {
   type Protocol,
 } from '../../protocol/names.js';
 import type { Logger } from '../../telemetry/logger.js';
+import { noBugs, type BugName } from '../bugs.js';
 import {
   contextFromTraceparent,
   createTracing,
@@ -57,6 +58,8 @@ export interface IngressOptions {
   requestTimeoutMs?: number;
   maxPending?: number;
   maxBodyBytes?: number;
+  /** Bug switches (src/services/bugs.ts); none by default. */
+  bugs?: ReadonlySet<BugName>;
   /** Bound on receiving a request's headers and body (408 beyond); see limits.receiveMsMax. */
   receiveTimeoutMs?: number;
   logger: Logger;
@@ -100,7 +103,8 @@ export async function startIngress(o: IngressOptions): Promise<StartedService> {
     () => router.current?.partitions.map((p) => p.partition) ?? [],
   );
   const tracing = o.tracing ?? createTracing(o.node, o.logger, o.env);
-  const router = new Router(o.logAddress, o.node, o.logger);
+  const bugs = o.bugs ?? noBugs;
+  const router = new Router(o.logAddress, o.node, o.logger, bugs);
   router.start();
   const protocol = o.protocol ?? 'rpc';
   const dispatcher = new Dispatcher({
@@ -110,6 +114,7 @@ export async function startIngress(o: IngressOptions): Promise<StartedService> {
     tracer: tracing.tracer,
     rpcTimeoutMs: o.rpcTimeoutMs ?? 5000,
     longPollMs: o.longPollMs ?? 30_000,
+    bugs,
   });
   let log: LogClient | undefined;
   let legacy: LegacyDispatcher | undefined;
@@ -243,7 +248,9 @@ class IngressApi {
       span.end();
       clearTimeout(deadline);
       if (!this.pending.delete(id)) return;
-      this.metrics.pending.dec({ kind });
+      // Bug switch pending-gauge-leak: error answers stay on the pending gauge.
+      if (!(status >= 400 && this.o.bugs?.has('pending-gauge-leak') === true))
+        this.metrics.pending.dec({ kind });
       this.metrics.requests.inc({ kind, outcome });
       this.metrics.duration.observe({ kind, outcome }, (performance.now() - startedAt) / 1000);
     };
@@ -255,6 +262,13 @@ class IngressApi {
     this.route(req, segments, kind, abort.signal, setInvocationId, span)
       .then(({ status, body, outcome }) => {
         if (invocationId !== undefined) res.setHeader(INVOCATION_ID_HEADER, invocationId);
+        // Bug switch pending-gauge-leak: the early path of a resent send that found its
+        // invocation already accepted leaves the request table but not the pending gauge.
+        if (
+          this.o.bugs?.has('pending-gauge-leak') === true &&
+          (body as { status?: unknown }).status === 'PreviouslyAccepted'
+        )
+          this.pending.delete(id);
         send(res, status, body);
         finish(outcome, status);
       })
@@ -321,7 +335,12 @@ class IngressApi {
     }
     if (req.method !== 'POST') throw new HttpError(405, 'bad_request', 'use POST to call a handler');
     const target = parseTarget(segments);
-    const idempotencyKey = headerValue(req.headers['idempotency-key']);
+    // Bug switch idempotency-key-ignored: the key read from the wrong header (never sent).
+    const idempotencyKey = headerValue(
+      req.headers[
+        this.o.bugs?.has('idempotency-key-ignored') === true ? 'idempotency_key' : 'idempotency-key'
+      ],
+    );
     const keyProblem =
       (target.key !== '' ? checkKey(target.key) : undefined) ??
       (idempotencyKey !== undefined ? checkIdempotencyKey(idempotencyKey) : undefined);

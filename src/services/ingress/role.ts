@@ -2,6 +2,7 @@
 import type { OptionSpecs } from '../../util/options.js';
 import { limits } from '../../protocol/limits.js';
 import { UsageError } from '../../util/errors.js';
+import { bugsOption, parseBugs } from '../bugs.js';
 import { defineRole } from '../service.js';
 import { startIngress } from './ingress.js';
 
@@ -67,6 +68,7 @@ const options = {
     max: limits.payloadBytesMax,
     description: 'request body limit (413 above)',
   },
+  bugs: bugsOption,
 } satisfies OptionSpecs;
 
 export const ingressRole = defineRole({
@@ -77,6 +79,7 @@ export const ingressRole = defineRole({
     if (o.logAddress === undefined) throw new UsageError('--log-address is required (or LIMBO_LOG_ADDRESS)');
     return startIngress({
       ...o,
+      bugs: parseBugs(o.bugs),
       logAddress: o.logAddress,
       logger: ctx.logger.child(o.node),
       env: ctx.env,

@@ -12,6 +12,7 @@ import {
 import { partitionKeyOfInvocation, partitionOf } from '../../protocol/ids.js';
 import type * as w from '../../protocol/wire.js';
 import type { Logger } from '../../telemetry/logger.js';
+import { noBugs, type BugName } from '../bugs.js';
 import { Backoff, sleep } from '../../util/backoff.js';
 
 export interface Route {
@@ -32,6 +33,7 @@ export class Router {
     logAddress: string,
     private readonly watcher: string,
     private readonly logger: Logger,
+    private readonly bugs: ReadonlySet<BugName> = noBugs,
   ) {
     this.controller = createControllerClient(logAddress);
   }
@@ -77,7 +79,12 @@ export class Router {
 
   client(address: string): ProcessorClient {
     let c = this.clients.get(address);
-    if (!c) this.clients.set(address, (c = createProcessorClient(address)));
+    // Bug switch dead-connection-after-heal: the reconnect backoff in the wrong unit (60 s, not
+    // 100 ms to 1 s), so a connection lost in a brief partition stays dead long after the heal.
+    const slowRedial = this.bugs.has('dead-connection-after-heal')
+      ? { 'grpc.initial_reconnect_backoff_ms': 60_000, 'grpc.max_reconnect_backoff_ms': 60_000 }
+      : undefined;
+    if (!c) this.clients.set(address, (c = createProcessorClient(address, slowRedial)));
     return c;
   }
 

@@ -12,6 +12,7 @@
 // restart the metadata comes back from disk but nodes are unknown until they heartbeat, so
 // a leader that has not been heard from is kept for one failure timeout after start.
 import type * as w from '../../protocol/wire.js';
+import type { BugName } from '../bugs.js';
 import type { Logger } from '../../telemetry/logger.js';
 import { LogServerError, unknownPartition } from './errors.js';
 import type { MetadataStore } from './metadata-store.js';
@@ -41,6 +42,8 @@ export interface ControllerOptions {
     change?: { from: string; to: string; epoch: number },
   ): void;
   onTable?(table: w.PartitionTable): void;
+  /** Bug switches (src/services/bugs.ts). */
+  bugs?: ReadonlySet<BugName>;
 }
 
 interface NodeState {
@@ -204,7 +207,9 @@ export class Controller {
   }
 
   private isAlive(state: NodeState, now: number): boolean {
-    return now - state.lastSeenMs < this.o.failureTimeoutMs;
+    // Bug switch slow-failure-detection: the timeout read in the wrong unit (ten times too long).
+    const slow = this.o.bugs?.has('slow-failure-detection') === true ? 10 : 1;
+    return now - state.lastSeenMs < this.o.failureTimeoutMs * slow;
   }
 
   private updateLiveness(now: number): void {

@@ -8,6 +8,7 @@ import type { Registry } from 'prom-client';
 import { bindServer, grpc, serverOptions, serviceDefinitions } from '../../protocol/grpc.js';
 import { limits } from '../../protocol/limits.js';
 import type * as w from '../../protocol/wire.js';
+import { noBugs, type BugName } from '../bugs.js';
 import type { Logger } from '../../telemetry/logger.js';
 import { silentLogger } from '../../telemetry/logger.js';
 import { createRegistry, startMetricsServer, type StartedMetricsServer } from '../../telemetry/metrics.js';
@@ -37,6 +38,8 @@ export interface LogServerOptions {
   maxRecordBytes?: number;
   /** See ControllerOptions.startupSettleMs. */
   startupSettleMs?: number;
+  /** Bug switches (src/services/bugs.ts); none by default. */
+  bugs?: ReadonlySet<BugName>;
   logger?: Logger;
   registry?: Registry;
   /** Its tracer (default: from OTEL_* in `env`, as every service). */
@@ -100,6 +103,7 @@ export async function startLogServer(options: LogServerOptions): Promise<Started
     metadata,
     logger: logger.child('controller'),
     startupSettleMs: options.startupSettleMs ?? logServerDefaults.startupSettleMs,
+    bugs: options.bugs ?? noBugs,
     onLeaderChange: (p, reason, change) => {
       metrics.leaderChanged(p, reason);
       if (change !== undefined)
@@ -117,7 +121,7 @@ export async function startLogServer(options: LogServerOptions): Promise<Started
   const streams = new StreamRegistry();
   const server = new grpc.Server(serverOptions);
   const spans = { tracer: tracing.tracer, node };
-  server.addService(serviceDefinitions.log, logHandlers(store, streams, spans));
+  server.addService(serviceDefinitions.log, logHandlers(store, streams, spans, options.bugs ?? noBugs));
   server.addService(serviceDefinitions.controller, controllerHandlers(controller, streams, spans));
 
   let port: number;
@@ -183,6 +187,7 @@ function logHandlers(
   store: LogStore,
   streams: StreamRegistry,
   { tracer, node }: SpanContext,
+  bugs: ReadonlySet<BugName>,
 ): grpc.UntypedServiceImplementation {
   const append = unaryHandler<w.AppendRequest, w.AppendResponse>((req, md) => {
     if (req.records.length > limits.appendRecordsMax)
@@ -226,6 +231,8 @@ function logHandlers(
     );
     let sent = 0;
     let next = Math.max(1, call.request.fromLsn);
+    // Bug switch: a read resuming from an LSN starts one entry too late.
+    if (bugs.has('read-skips-after-reconnect') && next > 1) next++;
     void (async () => {
       while (!signal.aborted && !partitionLog.isClosed) {
         const entries = await partitionLog.read(next, READ_BATCH);

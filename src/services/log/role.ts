@@ -4,6 +4,7 @@
 import { access, constants } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { UsageError } from '../../util/errors.js';
+import { bugsOption, parseBugs } from '../bugs.js';
 import { defineRole } from '../service.js';
 import { ensureDir } from './ensure-dir.js';
 import { LogServerError } from './errors.js';
@@ -45,8 +46,10 @@ export const logRole = defineRole({
       max: 15 * 1024 * 1024,
       description: 'largest record an append may carry',
     },
+    bugs: bugsOption,
   },
   async start(options, context) {
+    const bugs = parseBugs(options.bugs);
     if (options.dataDir === undefined || options.dataDir.trim() === '')
       throw new UsageError('--data-dir is required (or LIMBO_DATA_DIR)');
     const dataDir = resolve(options.dataDir);
@@ -66,6 +69,7 @@ export const logRole = defineRole({
         partitions: options.partitions,
         failureTimeoutMs: options.failureTimeoutMs,
         maxRecordBytes: options.maxRecordBytes,
+        bugs,
         logger: context.logger,
         env: context.env,
         ...(context.tracingFor !== undefined ? { tracing: context.tracingFor(options.node) } : {}),

@@ -59,6 +59,19 @@ export class Invoker {
     this.enqueue(inv);
   }
 
+  /**
+   * Bug switch never-resumes: takes the invocation's place in its key's queue without ever
+   * starting it, so the key stays locked.
+   */
+  hold(inv: InvocationState): void {
+    if (this.abort.signal.aborted || this.scheduled.has(inv.invocationId)) return;
+    this.scheduled.add(inv.invocationId);
+    const qk = `${inv.service}/${inv.key}`;
+    const q = this.keyQueues.get(qk);
+    if (q) q.push(inv);
+    else this.keyQueues.set(qk, [inv]);
+  }
+
   /** The End of an invocation was applied: the next one of its key may start. */
   ended(inv: InvocationState): void {
     this.scheduled.delete(inv.invocationId);

@@ -16,6 +16,8 @@ import type * as w from '../../protocol/wire.js';
 import { SpanKind, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
 import { spanAttributes as A, type Protocol } from '../../protocol/names.js';
 import type { Logger } from '../../telemetry/logger.js';
+import { lookupHandler } from '../../protocol/catalogue.js';
+import { noBugs, type BugName } from '../bugs.js';
 import { contextFromTraceparent, contextOf, traceparentOf } from '../../telemetry/tracing.js';
 import { grpc } from '../../protocol/grpc.js';
 import { Backoff, sleep } from '../../util/backoff.js';
@@ -37,6 +39,8 @@ export interface ReplicaOptions {
   protocol: Protocol;
   completionRetentionMs: number;
   appendTimeoutMs: number;
+  /** Bug switches (src/services/bugs.ts). */
+  bugs?: ReadonlySet<BugName>;
   /**
    * Asks the metadata store for a fresh epoch for this node (compare-and-swap on
    * `expectedEpoch`); the new assignment then arrives through the partition table.
@@ -62,7 +66,7 @@ interface Waiter {
 const MAX_WAITERS = 100_000;
 
 export class PartitionReplica {
-  private readonly sm = new PartitionStateMachine();
+  private readonly sm: PartitionStateMachine;
   private role: Role = 'follower';
   private announcingEpoch = 0;
   private seenAssignment = false;
@@ -84,7 +88,11 @@ export class PartitionReplica {
   private tailLoop: Promise<void> | undefined;
   private retentionTimer: NodeJS.Timeout | undefined;
 
+  private readonly bugs: ReadonlySet<BugName>;
+
   constructor(private readonly o: ReplicaOptions) {
+    this.bugs = o.bugs ?? noBugs;
+    this.sm = new PartitionStateMachine({ keepSeqAcrossEpochs: this.bugs.has('fenced-ack') });
     this.now = o.now ?? Date.now;
     this.labels = { partition: String(o.partition) };
     o.metrics.isLeader.set(this.labels, 0);
@@ -200,7 +208,43 @@ export class PartitionReplica {
       epoch,
     });
     this.invoker = invoker;
-    for (const inv of this.sm.running()) invoker.schedule(inv);
+    for (const inv of this.sm.running()) {
+      // Bug switch never-resumes: a keyed invocation left running is queued but never started.
+      if (this.bugs.has('never-resumes') && lookupHandler(inv.service, inv.handler)?.keyed === true)
+        invoker.hold(inv);
+      else invoker.schedule(inv);
+    }
+    if (this.o.protocol === 'legacy') this.repushOnLeading();
+  }
+
+  /**
+   * The push protocol with one of the seed's two bugs switched on fixes the other half: a new
+   * leader pushes again what it cannot know was pushed. With both (or no switch: the plain
+   * legacy protocol, reference:legacy) nothing is pushed again.
+   */
+  private repushOnLeading(): void {
+    const lostSubmit = this.bugs.has('lost-submit-notification');
+    const lostEnd = this.bugs.has('lost-end-response');
+    if (lostSubmit === lostEnd) return;
+    if (!lostSubmit)
+      for (const inv of this.sm.running())
+        if (inv.ingressId !== undefined)
+          this.o.notify(inv.ingressId, {
+            requestId: inv.requestId ?? '',
+            kind: 'submitNotification',
+            submitNotification: { invocationId: inv.invocationId, isNew: true },
+          });
+    if (!lostEnd)
+      for (const id of this.completedAt.keys()) {
+        const inv = this.sm.get(id);
+        const out = inv ? this.outputResponse(inv) : undefined;
+        if (inv?.ingressId !== undefined && out?.result === 'output')
+          this.o.notify(inv.ingressId, {
+            requestId: inv.requestId ?? '',
+            kind: 'invocationResponse',
+            invocationResponse: out.output,
+          });
+      }
   }
 
   private stepDown(why: string): void {
@@ -213,6 +257,8 @@ export class PartitionReplica {
       this.o.metrics.leadershipChanges.inc({ ...this.labels, transition: 'stepped_down' });
       this.o.logger.info('stepped down', { partition: this.o.partition, epoch: this.epoch, why });
     }
+    // Bug switch reply-lost-on-shutdown: a shutdown answers none of the waiting requests.
+    if (why === 'shutdown' && this.bugs.has('reply-lost-on-shutdown')) return;
     for (const waiter of [...this.waiters]) {
       this.o.metrics.rpcsFailed.inc({ ...this.labels, reason: 'lost_leadership' });
       this.finish(
@@ -349,7 +395,16 @@ export class PartitionReplica {
         const proposal = record.type === 'announce_leader' ? undefined : record.proposal;
         const waiter =
           proposal && proposal.epoch === this.epoch ? this.byProposal.get(proposal.seq) : undefined;
-        if (waiter) this.finish(waiter, this.error('LOST_LEADERSHIP', 'proposal was fenced'));
+        if (waiter && effect.reason === 'duplicate' && this.bugs.has('fenced-ack')) {
+          // Bug switch fenced-ack: a "duplicate" is answered as if it had been applied before.
+          this.byProposal.delete(proposal!.seq);
+          if (waiter.wants === 'submitted' && record.type === 'invoke')
+            this.finish(waiter, {
+              result: 'submitted',
+              submitted: { invocationId: record.invocationId, isNew: false },
+            });
+          else this.waitForOutput(waiter);
+        } else if (waiter) this.finish(waiter, this.error('LOST_LEADERSHIP', 'proposal was fenced'));
         return;
       }
       case 'invoked':
@@ -504,6 +559,9 @@ export class PartitionReplica {
   }
 
   private getOutputInner(req: w.GetOutputRequest, signal?: AbortSignal): Promise<w.GetOutputResponse> {
+    // Bug switch stale-follower-not-found: the local lookup comes before the leadership check.
+    if (this.bugs.has('stale-follower-not-found') && this.sm.get(req.invocationId) === undefined)
+      return Promise.resolve({ result: 'notFound', notFound: {} });
     const refusal = this.refuse();
     if (refusal) return Promise.resolve(refusal);
     const inv = this.sm.get(req.invocationId);

@@ -19,6 +19,7 @@ import {
 } from '../../protocol/grpc.js';
 import type * as w from '../../protocol/wire.js';
 import type { Logger } from '../../telemetry/logger.js';
+import { noBugs, type BugName } from '../bugs.js';
 import { createTracing, type Tracing } from '../../telemetry/tracing.js';
 import { createRegistry, startMetricsServer, type StartedMetricsServer } from '../../telemetry/metrics.js';
 import type { StartedService } from '../service.js';
@@ -40,6 +41,8 @@ export interface ProcessorOptions {
   leaseMs?: number;
   completionRetentionMs?: number;
   appendTimeoutMs?: number;
+  /** Bug switches (src/services/bugs.ts); none by default. */
+  bugs?: ReadonlySet<BugName>;
   logger: Logger;
   registry?: Registry;
   /** Defaults to OTLP export configured from `env` (OTEL_* variables). */
@@ -107,6 +110,7 @@ class ProcessorNode {
   private readonly abort = new AbortController();
   private heartbeatLoop: Promise<void> | undefined;
   private lastHeartbeatOkMs = 0;
+  private inFlight = 0;
   private leaseExpired = true;
 
   constructor(
@@ -126,6 +130,10 @@ class ProcessorNode {
     this.abort.abort(new Error('processor stopping'));
     await this.heartbeatLoop;
     await Promise.all([...this.replicas.values()].map((r) => r.stop()));
+    // Bug switch reply-lost-on-shutdown: drain the calls in flight before closing the server
+    // (bounded) — but the replicas stopped without answering them, so they never finish.
+    for (let i = 0; i < 100 && this.inFlight > 0 && this.o.bugs?.has('reply-lost-on-shutdown') === true; i++)
+      await new Promise((r) => setTimeout(r, 100));
     for (const set of this.subscriptions.values()) for (const call of set) call.end();
     this.log.close();
     this.controller.close();
@@ -178,6 +186,7 @@ class ProcessorNode {
         protocol: this.o.protocol ?? 'rpc',
         completionRetentionMs: this.o.completionRetentionMs ?? 3_600_000,
         appendTimeoutMs: this.o.appendTimeoutMs ?? 5000,
+        bugs: this.o.bugs ?? noBugs,
         notify: (ingressId, n) => this.notify(ingressId, n),
         claimEpoch: async (expectedEpoch) => {
           const res = await this.controller.compareAndSwapLeader(
@@ -228,10 +237,13 @@ class ProcessorNode {
         }
         const cancelled = new AbortController();
         call.on('cancelled', () => cancelled.abort());
-        rpc(replica, call.request, cancelled.signal).then(
-          (res) => callback(null, res),
-          (err: Error) => callback({ code: grpc.status.INTERNAL, details: err.message }),
-        );
+        this.inFlight++;
+        rpc(replica, call.request, cancelled.signal)
+          .finally(() => this.inFlight--)
+          .then(
+            (res) => callback(null, res),
+            (err: Error) => callback({ code: grpc.status.INTERNAL, details: err.message }),
+          );
       };
     const submit = toReplica<w.SubmitRequest, w.SubmitResponse>((r, req, signal) => r.submit(req, signal));
     const getOutput = toReplica<w.GetOutputRequest, w.GetOutputResponse>((r, req, signal) =>

@@ -1,6 +1,7 @@
 // `limbo serve processor`: options in, a running processor node out.
 import type { OptionSpecs } from '../../util/options.js';
 import { UsageError } from '../../util/errors.js';
+import { bugsOption, parseBugs } from '../bugs.js';
 import { defineRole } from '../service.js';
 import { startProcessor } from './processor.js';
 
@@ -48,6 +49,7 @@ const options = {
     max: 600_000,
     description: 'bound on one log append',
   },
+  bugs: bugsOption,
 } satisfies OptionSpecs;
 
 export const processorRole = defineRole({
@@ -73,6 +75,7 @@ export const processorRole = defineRole({
       leaseMs: o.leaseMs,
       completionRetentionMs: o.completionRetentionMs,
       appendTimeoutMs: o.appendTimeoutMs,
+      bugs: parseBugs(o.bugs),
       logger: ctx.logger.child(o.node),
       env: ctx.env,
       ...(ctx.tracingFor !== undefined ? { tracing: ctx.tracingFor(o.node) } : {}),

@@ -43,7 +43,14 @@ export type ApplyEffect =
   | { kind: 'ended'; invocation: InvocationState; record: EndRecord }
   | { kind: 'dropped'; reason: 'stale_epoch' | 'duplicate' | 'unknown_invocation' | 'already_ended' };
 
+export interface StateMachineOptions {
+  /** Bug switch fenced-ack: the sequence dedup is not reset when a new epoch is announced. */
+  keepSeqAcrossEpochs?: boolean;
+}
+
 export class PartitionStateMachine {
+  constructor(private readonly options: StateMachineOptions = {}) {}
+
   leaderEpoch = 0;
   leaderNode = '';
   appliedLsn = 0;
@@ -58,7 +65,7 @@ export class PartitionStateMachine {
         if (record.epoch <= this.leaderEpoch) return { kind: 'dropped', reason: 'stale_epoch' };
         this.leaderEpoch = record.epoch;
         this.leaderNode = record.node;
-        this.lastSeq = 0;
+        if (this.options.keepSeqAcrossEpochs !== true) this.lastSeq = 0;
         return { kind: 'announce', node: record.node, epoch: record.epoch };
       case 'invoke': {
         if (record.proposal) {

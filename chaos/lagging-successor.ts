@@ -1,0 +1,40 @@
+// The followers read the log 800 ms late, then leadership moves to one of them: the new leader
+// is behind what the old one acknowledged. Until it has caught up and leads it must answer
+// "not leader" (the ingress resends), never "not found" for an invocation the client was told
+// exists (Restate #4513 / #4587: stale followers answered 404 and the ingress took it as final).
+import {
+  acknowledgedEffectsPresent,
+  at,
+  defineSuite,
+  failoverTimeBounded,
+  followerLag,
+  noClientLeftHanging,
+  noImpossibleErrors,
+  pendingDrains,
+  transferLeadership,
+} from 'limbo';
+
+export default defineSuite({
+  name: 'lagging-successor',
+  why: 'Leadership moves to a follower that lags: it must never answer for state it has not read.',
+  topology: { processors: 3, partitions: 2 },
+  workload: { concurrency: 12, mix: { call: 0.3, send: 0.7 } },
+  schedule: [
+    at('3s', followerLag({ partition: 0, latencyMs: 800 }), { for: '5s' }),
+    at('4s', transferLeadership({ partition: 0 }), { for: '1s' }),
+    at('6s', transferLeadership({ partition: 0 }), { for: '1s' }),
+  ],
+  chaos: '10s',
+  expect: [
+    noClientLeftHanging({ withinMsAfterHeal: 6000 }),
+    pendingDrains(),
+    noImpossibleErrors(),
+    acknowledgedEffectsPresent(),
+    failoverTimeBounded(),
+  ],
+  catches: ['stale-follower-not-found'],
+  timingDependentOn: ['reference:legacy'],
+  skipOn: {
+    restate: 'transfer-leadership and the processor→log links are reference-only',
+  },
+});

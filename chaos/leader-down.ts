@@ -1,0 +1,28 @@
+// A leader dies and stays down for long: its partitions must fail over within the bound,
+// however long the node is gone (the failure detector's timeout is what clients wait).
+import {
+  at,
+  defineSuite,
+  exactlyOnce,
+  failoverTimeBounded,
+  kill,
+  leaderOf,
+  noClientLeftHanging,
+  pendingDrains,
+} from 'limbo';
+
+export default defineSuite({
+  name: 'leader-down',
+  why: 'A leader down for 10 s: calls must move to a new leader within the failover bound.',
+  topology: { processors: 3, partitions: 2 },
+  workload: { concurrency: 12, counterKeys: 8, mix: { call: 0.6, counterAdd: 0.4 } },
+  schedule: [at('3s', kill(leaderOf({ partition: 0 })), { for: '10s' })],
+  expect: [
+    noClientLeftHanging({ withinMsAfterHeal: 6000 }),
+    pendingDrains(),
+    failoverTimeBounded(),
+    exactlyOnce(),
+  ],
+  catches: ['slow-failure-detection'],
+  expectedToFailOn: ['reference:legacy'],
+});

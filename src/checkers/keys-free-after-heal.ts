@@ -1,0 +1,48 @@
+// Every key touched becomes free again after the heal: a keyed service runs one invocation at
+// a time per key, so an invocation that never resumes holds its key and every later call on it
+// waits. For each counter key the run touched, some op on that key invoked after the final heal
+// (the runner's final reads count) must have been answered ok. A key with ops after the heal
+// and none answered is held; a key nobody asked after the heal is inconclusive.
+import { finalHealMs, pairOps, type RunData } from '../run-data/run-data.js';
+import { result, type Checker, type CheckResult } from './checker.js';
+import { ids } from './op-answers.js';
+
+export function keysFreeAfterHeal(): Checker {
+  const name = 'keysFreeAfterHeal';
+  return {
+    name,
+    check(run: RunData): CheckResult {
+      const ops = pairOps(run.history).filter((p) => p.invoke.request?.counterKey !== undefined);
+      const keys = [...new Set(ops.map((p) => p.invoke.request!.counterKey!))].sort();
+      if (keys.length === 0) return result(name, 'inconclusive', 'no keyed ops were recorded');
+      const heal = finalHealMs(run) ?? 0;
+      const held: { key: string; opsAfterHeal: number; ids: string[] }[] = [];
+      const unasked: string[] = [];
+      for (const key of keys) {
+        const after = ops.filter((p) => p.invoke.request!.counterKey === key && p.invoke.timeMs >= heal);
+        if (after.length === 0) unasked.push(key);
+        else if (!after.some((p) => p.end?.type === 'ok'))
+          held.push({
+            key,
+            opsAfterHeal: after.length,
+            ids: ids(ops.filter((p) => p.invoke.request!.counterKey === key && p.end?.type !== 'ok')),
+          });
+      }
+      const details = { keys: keys.length, healedAtMs: heal, held, unasked };
+      if (held.length > 0)
+        return result(
+          name,
+          'fail',
+          held
+            .map((h) => `key ${h.key} still held after the heal: ${h.opsAfterHeal} ops on it, none answered`)
+            .join('; '),
+          { invocationIds: held.flatMap((h) => h.ids).slice(0, 200), details },
+        );
+      if (unasked.length > 0)
+        return result(name, 'inconclusive', `no op after the heal on key(s) ${unasked.join(', ')}`, {
+          details,
+        });
+      return result(name, 'pass', `all ${keys.length} keys answered after the heal`, { details });
+    },
+  };
+}

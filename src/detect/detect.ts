@@ -1,0 +1,258 @@
+// Detection power: switch on each bug of the catalogue (src/services/bugs.ts), run the suites
+// that claim it (`catches`), and see whether one goes red with evidence; then run the same
+// suites on plain `reference`, where every red verdict is a false alarm.
+//
+//   switch ─▶ suites claiming it ─▶ run on reference+bug:<switch> until one fails
+//        └─▶ caught by (suite, check), the evidence line, seconds to the first failing verdict
+//   union of those suites ─▶ run on reference ─▶ false alarms
+//   ─▶ DetectionReport ─▶ detection.json + detection.html
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CheckResult } from '../checkers/checker.js';
+import { escapeHtml } from '../report/html-escape.js';
+import type { VerdictFile } from '../run-data/verdict.js';
+import type { LoadedSuite } from '../runner/load-suites.js';
+import { runSuite, type Progress, type RunSuiteOptions } from '../runner/run-suite.js';
+import { skipReasonFor } from '../runner/suite.js';
+import { createCleanup } from '../runtime/cleanup.js';
+import type { RuntimeChoice } from '../runtime/service-runtime.js';
+import { BUG_TARGET_PREFIX, bugInfo, createTarget, type BugName } from '../targets/registry.js';
+
+export interface DetectOptions {
+  suites: readonly LoadedSuite[];
+  switches: readonly BugName[];
+  seed: number;
+  outRoot: string;
+  runtime: RuntimeChoice;
+  /** The run Prometheus, as `limbo run` chooses it (PromQL assertions). */
+  runOptions?: Pick<RunSuiteOptions, 'prometheus' | 'noPrometheusReason'>;
+  /** Also run the suites on plain reference (false alarms); default true. */
+  reference?: boolean;
+  onLine?: (line: string) => void;
+  onLog?: (line: string) => void;
+  onProgress?: (p: Progress) => void;
+  onRunDone?: () => void;
+}
+
+export interface SuiteVerdict {
+  suite: string;
+  target: string;
+  verdict: string;
+  seconds: number;
+  failing: string[];
+  runDir?: string;
+}
+
+export interface SwitchResult {
+  switch: BugName;
+  mustCatch: boolean;
+  description: string;
+  source: string;
+  claimedBy: string[];
+  caught: boolean;
+  caughtBy?: { suite: string; check: string };
+  evidence?: string;
+  /** Seconds of runs on this switch until the first failing verdict. */
+  secondsToFail?: number;
+  runs: SuiteVerdict[];
+}
+
+export interface DetectionReport {
+  seed: number;
+  startedAt: string;
+  switches: SwitchResult[];
+  score: { caught: number; total: number };
+  missedMustCatch: BugName[];
+  reference: SuiteVerdict[];
+  falseAlarms: SuiteVerdict[];
+}
+
+export async function runDetection(o: DetectOptions): Promise<DetectionReport> {
+  const line = o.onLine ?? (() => {});
+  const startedAt = new Date().toISOString();
+  const results: SwitchResult[] = [];
+  const used = new Set<string>();
+  for (const [i, sw] of o.switches.entries()) {
+    const info = bugInfo(sw);
+    const target = `${BUG_TARGET_PREFIX}${sw}`;
+    const claiming = o.suites.filter(
+      (s) => s.suite.catches.includes(sw) && skipReasonFor(s.suite, target) === undefined,
+    );
+    line(
+      `[${i + 1}/${o.switches.length}] ${sw}: ${claiming.map((s) => s.suite.name).join(', ') || 'no suite claims it'}`,
+    );
+    const res: SwitchResult = {
+      switch: sw,
+      mustCatch: info.mustCatch,
+      description: info.description,
+      source: info.source,
+      claimedBy: claiming.map((s) => s.suite.name),
+      caught: false,
+      runs: [],
+    };
+    let seconds = 0;
+    for (const s of claiming) {
+      used.add(s.file);
+      const v = await runOne(s, target, o);
+      res.runs.push(v.summary);
+      seconds += v.summary.seconds;
+      line(
+        `    ${s.suite.name}: ${v.summary.verdict}${v.summary.failing.length > 0 ? ` (${v.summary.failing.join(', ')})` : ''}`,
+      );
+      if (v.summary.verdict === 'fail') {
+        const first = v.failed[0];
+        res.caught = true;
+        res.caughtBy = { suite: s.suite.name, check: first?.name ?? 'run error' };
+        res.evidence = first !== undefined ? evidenceLine(first) : v.summary.failing.join('; ');
+        res.secondsToFail = Math.round(seconds * 10) / 10;
+        break;
+      }
+    }
+    results.push(res);
+  }
+  const reference: SuiteVerdict[] = [];
+  if (o.reference !== false) {
+    const suites = o.suites.filter((s) => used.has(s.file));
+    for (const [i, s] of suites.entries()) {
+      line(`[reference ${i + 1}/${suites.length}] ${s.suite.name}`);
+      const v = await runOne(s, 'reference', o);
+      reference.push(v.summary);
+      line(
+        `    ${s.suite.name}: ${v.summary.verdict}${v.summary.failing.length > 0 ? ` (${v.summary.failing.join(', ')})` : ''}`,
+      );
+    }
+  }
+  const caught = results.filter((r) => r.caught).length;
+  return {
+    seed: o.seed,
+    startedAt,
+    switches: results,
+    score: { caught, total: results.length },
+    missedMustCatch: results.filter((r) => r.mustCatch && !r.caught).map((r) => r.switch),
+    reference,
+    falseAlarms: reference.filter((r) => r.verdict === 'fail'),
+  };
+}
+
+async function runOne(
+  s: LoadedSuite,
+  targetName: string,
+  o: DetectOptions,
+): Promise<{ summary: SuiteVerdict; failed: CheckResult[] }> {
+  const cleanup = createCleanup();
+  const uninstall = cleanup.installSignalHandlers(() => {});
+  const seed = s.suite.seed ?? o.seed;
+  const replay = `npx limbo run ${s.file} --target ${targetName} --seed ${seed}`;
+  try {
+    const res = await runSuite(s.suite, {
+      target: createTarget(targetName, o.runtime),
+      seed,
+      outRoot: o.outRoot,
+      replay,
+      cleanup,
+      ...o.runOptions,
+      ...(o.onLog !== undefined ? { onLog: o.onLog } : {}),
+      ...(o.onProgress !== undefined ? { onProgress: o.onProgress } : {}),
+    });
+    o.onRunDone?.();
+    return {
+      summary: summarize(res.verdict, res.runDir),
+      failed: res.verdict.checks.filter((c) => c.verdict === 'fail' && c.skipped === undefined),
+    };
+  } catch (err) {
+    o.onRunDone?.();
+    const message = err instanceof Error ? err.message : String(err);
+    return {
+      summary: {
+        suite: s.suite.name,
+        target: targetName,
+        verdict: 'error',
+        seconds: 0,
+        failing: [`run failed: ${message}`],
+      },
+      failed: [],
+    };
+  } finally {
+    uninstall();
+    await cleanup.runAll();
+  }
+}
+
+function summarize(v: VerdictFile, runDir: string): SuiteVerdict {
+  return {
+    suite: v.suite,
+    target: v.target,
+    verdict: v.verdict,
+    seconds: Math.round(v.durationMs / 100) / 10,
+    failing: [
+      ...v.checks.filter((c) => c.verdict === 'fail' && c.skipped === undefined).map((c) => c.name),
+      ...v.runErrors.map((e) => `run error: ${e}`),
+    ],
+    runDir,
+  };
+}
+
+/** One line naming the effect: the check's summary and, when it has them, an invocation id. */
+export function evidenceLine(c: CheckResult): string {
+  const ids = c.evidence.invocationIds ?? [];
+  const summary = c.summary.length > 240 ? `${c.summary.slice(0, 237)}…` : c.summary;
+  return ids.length > 0 && !summary.includes(ids[0]!) ? `${summary} [${ids[0]}]` : summary;
+}
+
+export function detectionTable(r: DetectionReport): string {
+  const rows = r.switches.map((s) => [
+    s.switch + (s.mustCatch ? '' : ' (optional)'),
+    s.caughtBy !== undefined
+      ? `${s.caughtBy.suite} / ${s.caughtBy.check}`
+      : s.claimedBy.length === 0
+        ? 'MISSED (no suite claims it)'
+        : 'MISSED',
+    s.secondsToFail !== undefined ? s.secondsToFail.toFixed(1) : '-',
+    s.evidence ?? '',
+  ]);
+  const head = ['switch', 'caught by (suite / check)', 'seconds', 'evidence'];
+  const w = [0, 1, 2].map((i) => Math.max(head[i]!.length, ...rows.map((row) => row[i]!.length)) + 2);
+  const fmt = (row: string[]): string => row.map((c, i) => (i < 3 ? c.padEnd(w[i]!) : c)).join('') + '\n';
+  let out = fmt(head);
+  for (const row of rows) out += fmt(row);
+  out += `score ${r.score.caught}/${r.score.total}`;
+  if (r.reference.length > 0)
+    out += `; reference: ${r.reference.length - r.falseAlarms.length}/${r.reference.length} suites pass, ${r.falseAlarms.length} false alarm(s)`;
+  return out + '\n';
+}
+
+export function writeDetection(r: DetectionReport, dir: string): { json: string; html: string } {
+  mkdirSync(dir, { recursive: true });
+  const json = join(dir, 'detection.json');
+  const html = join(dir, 'detection.html');
+  writeFileSync(json, JSON.stringify(r, null, 2) + '\n');
+  writeFileSync(html, detectionHtml(r));
+  return { json, html };
+}
+
+function detectionHtml(r: DetectionReport): string {
+  const e = escapeHtml;
+  const rows = r.switches
+    .map(
+      (s) =>
+        `<tr class="${s.caught ? 'caught' : 'missed'}"><td><b>${e(s.switch)}</b>${s.mustCatch ? '' : ' <i>(optional)</i>'}<br><small>${e(s.description)}</small><br><small>source: ${e(s.source)}</small></td>` +
+        `<td>${s.caughtBy !== undefined ? `${e(s.caughtBy.suite)} / ${e(s.caughtBy.check)}` : 'MISSED'}</td>` +
+        `<td>${s.secondsToFail ?? '-'}</td><td>${e(s.evidence ?? '')}</td>` +
+        `<td>${s.runs.map((v) => `${e(v.suite)}: ${e(v.verdict)}`).join('<br>')}</td></tr>`,
+    )
+    .join('\n');
+  const ref = r.reference
+    .map(
+      (v) =>
+        `<tr class="${v.verdict === 'fail' ? 'missed' : 'caught'}"><td>${e(v.suite)}</td><td>${e(v.verdict)}</td><td>${e(v.failing.join(', '))}</td></tr>`,
+    )
+    .join('\n');
+  return `<!doctype html><html><head><meta charset="utf-8"><title>limbo detection power</title>
+<style>body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;vertical-align:top;text-align:left}
+tr.caught td:nth-child(2){color:#075}tr.missed td:nth-child(2){color:#b00;font-weight:bold}</style></head><body>
+<h1>Detection power</h1><p>seed ${r.seed}, started ${e(r.startedAt)}. Score <b>${r.score.caught}/${r.score.total}</b>; must-catch missed: ${e(r.missedMustCatch.join(', ') || 'none')}; false alarms on reference: <b>${r.falseAlarms.length}</b>.</p>
+<table><tr><th>switch</th><th>caught by</th><th>seconds to first failing verdict</th><th>evidence</th><th>runs</th></tr>
+${rows}</table><h2>The same suites on plain reference</h2><table><tr><th>suite</th><th>verdict</th><th>failing checks</th></tr>
+${ref}</table></body></html>
+`;
+}

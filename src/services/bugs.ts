@@ -1,0 +1,205 @@
+// The catalogue of bug switches in the reference cluster: realistic mistakes of the "client
+// left hanging / wrong answer / amplification / lost or doubled effect" family, each a few
+// lines of real behaviour in one service, off by default. They exist to measure detection
+// power (`limbo detect`): switch one on, and some suite must go red naming the effect.
+//
+//   --target reference+bug:a,b ─▶ each service started with --bugs a,b (or LIMBO_BUGS)
+//                                 ─▶ parseBugs ─▶ ReadonlySet<BugName> ─▶ `bugs.has(name)`
+// Every service gets the whole list and acts only on the switches of its own role, so a
+// target never needs to know which service a switch lives in. With no switch, every
+// service behaves exactly as the fixed reference cluster.
+import { UsageError } from '../util/errors.js';
+
+export type BugRole = 'ingress' | 'processor' | 'log' | 'controller';
+
+export interface BugSwitch {
+  name: string;
+  role: BugRole;
+  /** What the few lines do wrong. */
+  description: string;
+  /** Where the mistake comes from (an upstream issue, or "own" with the reasoning). */
+  source: string;
+  /** What a user of the cluster would see. */
+  effect: string;
+  /** The signal (check) that should show it. */
+  signal: string;
+  /** A missed must-catch switch fails `limbo detect` (and CI). */
+  mustCatch: boolean;
+  /** Runs the processors and ingress on the legacy push protocol (the seed's design). */
+  legacy?: boolean;
+}
+
+export const bugCatalogue = [
+  {
+    name: 'lost-submit-notification',
+    role: 'processor',
+    legacy: true,
+    description:
+      'push protocol: a leader that resumes invocations appended before it led never sends their SubmitNotification',
+    source:
+      'seed report (Restate "Lost SubmitNotification when sending invocations while runtime is starting")',
+    effect: 'a send made while the cluster starts is never acknowledged: the client hangs',
+    signal: 'noClientLeftHanging / pendingDrains (startup-race)',
+    mustCatch: true,
+  },
+  {
+    name: 'lost-end-response',
+    role: 'processor',
+    legacy: true,
+    description:
+      'push protocol: an End applied while no replica leads pushes no response, and the next leader assumes it was sent',
+    source: 'seed report, second comment (InvokerEffectKind::End then leadership lost)',
+    effect: 'a call whose End lands during a leadership change is never answered',
+    signal: 'noClientLeftHanging (leader-pause, leader-kill)',
+    mustCatch: false,
+  },
+  {
+    name: 'reply-lost-on-shutdown',
+    role: 'processor',
+    description:
+      'graceful shutdown drops the waiting replies instead of answering LOST_LEADERSHIP, and keeps the connections open while it drains',
+    source: 'Restate #2270 (replies lost when a partition processor shut down)',
+    effect: 'calls in flight at a graceful restart wait for a reply that never comes, until the node exits',
+    signal: 'failoverTimeBounded / noClientLeftHanging (rolling-restart)',
+    // The testbed stops a service with SIGTERM and SIGKILLs it 3 s later, so the dropped replies
+    // stall calls ~3 s instead of forever: measured 3.4 s worst against 2.3 s on reference.
+    mustCatch: false,
+  },
+  {
+    name: 'dead-connection-after-heal',
+    role: 'ingress',
+    description:
+      'the ingress redials a processor whose connection dropped only after 60 s (reconnect backoff in the wrong unit), so it keeps the dead connection after a brief partition heals',
+    source: 'Restate #2565 (every ingress request timed out after short partitions, until restart)',
+    effect: 'after a brief partition heals, requests on that link time out instead of being answered',
+    signal: 'latencyRecovers / noClientLeftHanging (partition-heal)',
+    mustCatch: true,
+  },
+  {
+    name: 'resend-storm',
+    role: 'ingress',
+    description: 'resends at a fixed 50 ms interval, forever, with no exponential backoff',
+    source: 'Restate #5126 (fixed 50 ms retry hammered the node that had just lost leadership)',
+    effect: 'clients are answered, but a fault multiplies the load on the cluster twenty times over',
+    signal: 'resendRateBounded (leader-kill, ingress-processor-blackhole)',
+    mustCatch: true,
+  },
+  {
+    name: 'fenced-ack',
+    role: 'processor',
+    description:
+      "the (epoch, seq) dedup keeps the last sequence across a new epoch, so a new leader's first proposals are dropped as duplicates, and a duplicate is answered as already applied",
+    source: 'Restate #4566 (acknowledged signals dropped by epoch deduplication on leader transfer)',
+    effect:
+      'after a leadership change, sends are acknowledged but never exist (attach: not found); calls wait',
+    signal: 'acknowledgedEffectsPresent / noImpossibleErrors (leader-transfer, leader-kill)',
+    mustCatch: true,
+  },
+  {
+    name: 'stale-follower-not-found',
+    role: 'processor',
+    description:
+      'GetOutput looks the invocation up before checking leadership, so a lagging follower answers not found instead of NOT_LEADER',
+    source: 'Restate #4513 / #4587 (followers with stale state answered 404; the ingress did not retry)',
+    effect: 'an attach to an accepted invocation answers 404 during a restart or failover',
+    signal:
+      'noImpossibleErrors / acknowledgedEffectsPresent (lagging-successor: follower-lag then a transfer)',
+    // Timing-dependent: caught in 1 of 2 lagging-successor runs at seed 7 (an attach must reach
+    // the new leader between the table naming it and its catching up).
+    mustCatch: false,
+  },
+  {
+    name: 'never-resumes',
+    role: 'processor',
+    description:
+      'a new leader queues the keyed invocations the previous leader left running but never starts them, so their key stays locked',
+    source: 'Restate #5196 (an invocation that never resumed and held its key)',
+    effect: 'every later call on that key waits forever',
+    signal:
+      'keysFreeAfterHeal / noClientLeftHanging (leader-transfer: slow appends keep keyed invocations running across the change)',
+    mustCatch: true,
+  },
+  {
+    name: 'lost-leadership-is-final',
+    role: 'ingress',
+    description:
+      'the ingress answers LOST_LEADERSHIP with a 500 "may have gone through" instead of resending',
+    source: 'own (Restate notes: a request that failed after it may have been sent came back as a 500)',
+    effect: 'calls in flight during a leadership change fail with 500 although the cluster could serve them',
+    signal: 'noImpossibleErrors / errorAnswersBounded (leader-kill, rolling-restart)',
+    mustCatch: true,
+  },
+  {
+    name: 'idempotency-key-ignored',
+    role: 'ingress',
+    description:
+      'the ingress reads the idempotency key from the wrong header, so every request gets a fresh random invocation id',
+    source: 'own (the retry-safety of idempotent calls rests on one header read)',
+    effect:
+      'a client retry with the same idempotency key runs the call again: doubled effects, different answers',
+    signal: 'idempotentRetriesAgree / exactlyOnce (ingress-processor-reset)',
+    mustCatch: true,
+  },
+  {
+    name: 'slow-failure-detection',
+    role: 'controller',
+    description: 'the controller declares a silent node dead only after ten times its failure timeout',
+    source: 'own (a timeout read in the wrong unit)',
+    effect: 'a dead leader is not replaced for 15 s: its partitions stall and calls wait that long',
+    signal: 'failoverTimeBounded (leader-down)',
+    mustCatch: true,
+  },
+  {
+    name: 'read-skips-after-reconnect',
+    role: 'log',
+    description:
+      'a tailing read that resumes from an LSN starts one entry too late (exclusive instead of inclusive)',
+    source: 'own (an off-by-one in "read from")',
+    effect: 'after the log restarts, every replica skips one record: a leader announce or an Invoke is lost',
+    signal: 'noClientLeftHanging / keysFreeAfterHeal (log-restarts, log-kill)',
+    // One log restart catches it only sometimes (which entry is skipped depends on when the
+    // replicas reconnect); log-restarts restarts the log twice.
+    mustCatch: true,
+  },
+  {
+    name: 'pending-gauge-leak',
+    role: 'ingress',
+    description:
+      'a resent send that finds its invocation already accepted leaves the request table but not the pending gauge',
+    source: 'own (a metric that lies: an early path skips the decrement)',
+    effect: 'after resends, dashboards and alerts show clients left hanging that were answered',
+    signal: 'pendingDrains (ingress-processor-reset, link-flap)',
+    mustCatch: true,
+  },
+] as const satisfies readonly BugSwitch[];
+
+export type BugName = (typeof bugCatalogue)[number]['name'];
+
+export const bugNames: readonly BugName[] = bugCatalogue.map((b) => b.name);
+
+export function isBugName(name: string): name is BugName {
+  return (bugNames as readonly string[]).includes(name);
+}
+
+/** The switches of a list (from --bugs or LIMBO_BUGS); an unknown name is a UsageError naming it. */
+export function parseBugs(names: readonly string[] | undefined, source = '--bugs'): ReadonlySet<BugName> {
+  const out = new Set<BugName>();
+  for (const n of names ?? []) {
+    if (!isBugName(n))
+      throw new UsageError(`${source}: unknown bug switch "${n}" (known: ${bugNames.join(', ')})`);
+    out.add(n);
+  }
+  return out;
+}
+
+export function bugInfo(name: BugName): BugSwitch {
+  return bugCatalogue.find((b) => b.name === name) as BugSwitch;
+}
+
+/** The option every `limbo serve` role takes (env LIMBO_BUGS). */
+export const bugsOption = {
+  type: 'list',
+  description: `bug switches to turn on, comma-separated (detection power; known: ${bugNames.join(', ')})`,
+} as const;
+
+export const noBugs: ReadonlySet<BugName> = new Set();

@@ -1,0 +1,247 @@
+// The detection checks on hand-made run data: each passes on a healthy history and fails,
+// naming the effect, on one that shows the bug family it exists for.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { acknowledgedEffectsPresent } from '../../src/checkers/acknowledged-effects-present.js';
+import { errorAnswersBounded } from '../../src/checkers/error-answers-bounded.js';
+import { failoverTimeBounded } from '../../src/checkers/failover-time-bounded.js';
+import { keysFreeAfterHeal } from '../../src/checkers/keys-free-after-heal.js';
+import { latencyRecovers } from '../../src/checkers/latency-recovers.js';
+import { noImpossibleErrors } from '../../src/checkers/no-impossible-errors.js';
+import { pathCovered } from '../../src/checkers/path-covered.js';
+import { resendRateBounded } from '../../src/checkers/resend-rate-bounded.js';
+import { checkerFactory } from '../../src/checkers/registry.js';
+import { RunBuilder } from '../testbed/run-data-builder.js';
+
+const ok200 = { response: { status: 200 } };
+
+function calls(b: RunBuilder, fromMs: number, toMs: number, everyMs: number, latencyMs: number): void {
+  for (let t = fromMs; t < toMs; t += everyMs)
+    b.op(t, t + latencyMs, 'ok', 'call', {}, { ...ok200, invocationId: `inv_${t}` });
+}
+
+test('every new check is registered by name', () => {
+  for (const n of [
+    'errorAnswersBounded',
+    'noImpossibleErrors',
+    'acknowledgedEffectsPresent',
+    'resendRateBounded',
+    'keysFreeAfterHeal',
+    'latencyRecovers',
+    'failoverTimeBounded',
+    'pathCovered',
+  ])
+    assert.ok(checkerFactory(n), n);
+});
+
+test('errorAnswersBounded: a kill that turns calls into 500s fails, naming the window and share', () => {
+  const good = new RunBuilder().fault({
+    fault: 'kill',
+    target: 'processor-1',
+    injectedAtMs: 2000,
+    healedAtMs: 5000,
+  });
+  calls(good, 0, 9000, 100, 50);
+  assert.equal(errorAnswersBounded().check(good.run).verdict, 'pass');
+  const bad = new RunBuilder().fault({
+    fault: 'kill',
+    target: 'processor-1',
+    injectedAtMs: 2000,
+    healedAtMs: 5000,
+  });
+  calls(bad, 0, 2000, 100, 50);
+  for (let t = 2000; t < 4000; t += 100)
+    bad.op(
+      t,
+      t + 50,
+      'info',
+      'call',
+      {},
+      { response: { status: 500, body: { error: 'lost' } }, invocationId: `e_${t}` },
+    );
+  const r = errorAnswersBounded().check(bad.run);
+  assert.equal(r.verdict, 'fail');
+  assert.match(r.summary, /20 of 20 call ops .* during kill@processor-1/);
+  assert.ok(r.evidence.invocationIds?.includes('e_2000'));
+});
+
+test('noImpossibleErrors: a final 404 and a 500 the cluster could have served fail', () => {
+  const good = new RunBuilder();
+  calls(good, 0, 5000, 100, 20);
+  good.op(6000, 6010, 'info', 'call', {}, { response: { status: 504 } }); // the client's deadline: honest
+  assert.equal(noImpossibleErrors().check(good.run).verdict, 'pass');
+  const bad = new RunBuilder();
+  bad.op(
+    100,
+    200,
+    'info',
+    'send',
+    {},
+    { response: { status: 404, body: { error: 'invocation inv_x not found' } }, invocationId: 'inv_x' },
+  );
+  bad.op(
+    300,
+    400,
+    'info',
+    'call',
+    {},
+    { response: { status: 500, body: { error: 'may have gone through' } }, invocationId: 'inv_y' },
+  );
+  calls(bad, 500, 2000, 100, 20);
+  const r = noImpossibleErrors().check(bad.run);
+  assert.equal(r.verdict, 'fail');
+  assert.match(r.summary, /final 404 .*inv_x.*not found/);
+  assert.match(r.summary, /500 although the cluster served calls afterwards/);
+  assert.deepEqual(r.evidence.invocationIds, ['inv_x', 'inv_y']);
+});
+
+test('acknowledgedEffectsPresent: an accepted send whose attach says not found is a lost effect', () => {
+  const good = new RunBuilder();
+  good.op(0, 100, 'ok', 'send', {}, { ...ok200, invocationId: 'inv_a' });
+  assert.equal(acknowledgedEffectsPresent().check(good.run).verdict, 'pass');
+  const bad = new RunBuilder();
+  bad.op(0, 100, 'ok', 'send', {}, { ...ok200, invocationId: 'inv_a' });
+  bad.op(200, 300, 'info', 'send', {}, { response: { status: 404 }, invocationId: 'inv_lost' });
+  const r = acknowledgedEffectsPresent().check(bad.run);
+  assert.equal(r.verdict, 'fail');
+  assert.match(r.summary, /inv_lost/);
+  assert.equal(acknowledgedEffectsPresent().check(new RunBuilder().run).verdict, 'inconclusive');
+});
+
+function resendRun(perSecond: number, pending: number, afterHeal = 0): RunBuilder {
+  const b = new RunBuilder();
+  b.run.phases.healedAtMs = 6000;
+  b.run.phases.deadlineMs = 14_000;
+  const pts: [number, number][] = [];
+  let total = 0;
+  for (let t = 0; t <= 14_000; t += 250) {
+    if (t >= 2000 && t < 5000) total += perSecond / 4;
+    if (t >= 11_500) total += afterHeal / 4;
+    pts.push([t, total]);
+  }
+  b.sample('ingress-1', 'limbo_ingress_resends_total', { partition: '0', reason: 'timeout' }, pts);
+  b.sample(
+    'ingress-1',
+    'limbo_ingress_pending_requests',
+    { kind: 'call' },
+    pts.map(([t]) => [t, t >= 2000 && t < 5000 ? pending : 0]),
+  );
+  return b;
+}
+
+test('resendRateBounded: backoff passes, a fixed 50 ms storm and resends that never settle fail', () => {
+  assert.equal(resendRateBounded().check(resendRun(20, 10).run).verdict, 'pass');
+  const storm = resendRateBounded().check(resendRun(200, 10).run);
+  assert.equal(storm.verdict, 'fail');
+  assert.match(storm.summary, /resend storm: 200 resends\/s for 10 pending requests \(20\/s each/);
+  const unsettled = resendRateBounded().check(resendRun(20, 10, 4).run);
+  assert.equal(unsettled.verdict, 'fail');
+  assert.match(unsettled.summary, /never settled/);
+  assert.equal(resendRateBounded().check(new RunBuilder().run).verdict, 'inconclusive');
+});
+
+test('keysFreeAfterHeal: a key whose ops after the heal are never answered is held', () => {
+  const good = new RunBuilder();
+  good.add(100, 200, 'ok', 'counter-1', 1, 'k1');
+  good.finalRead(31_000, 'counter-1', 1);
+  assert.equal(keysFreeAfterHeal().check(good.run).verdict, 'pass');
+  const bad = new RunBuilder();
+  bad.add(100, 200, 'ok', 'counter-1', 1, 'k1');
+  bad.add(9000, undefined, 'info', 'counter-2', 2, 'k2');
+  bad.add(11_000, undefined, 'info', 'counter-2', 2, 'k3');
+  bad.finalRead(31_000, 'counter-1', 1);
+  const r = keysFreeAfterHeal().check(bad.run);
+  assert.equal(r.verdict, 'fail');
+  assert.match(r.summary, /key counter-2 still held after the heal/);
+  assert.ok(r.evidence.invocationIds?.includes('inv_counter-2_k3'));
+});
+
+test('latencyRecovers: calls that stay slow after the heal are a wedge', () => {
+  const mk = (afterMs: number): RunBuilder => {
+    const b = new RunBuilder().fault({
+      fault: 'timeout',
+      target: 'ingress->processor-1',
+      injectedAtMs: 2000,
+      healedAtMs: 3000,
+    });
+    calls(b, 0, 2000, 50, 40);
+    calls(b, 6000, 10_000, 50, afterMs);
+    return b;
+  };
+  assert.equal(latencyRecovers().check(mk(60).run).verdict, 'pass');
+  const r = latencyRecovers().check(mk(5000).run);
+  assert.equal(r.verdict, 'fail');
+  assert.match(r.summary, /p90 latency 5000 ms from 3000 ms after timeout@ingress->processor-1 healed/);
+});
+
+test('failoverTimeBounded: ops stuck through a long leader kill fail; link faults are left out', () => {
+  const mk = (latencyMs: number): RunBuilder => {
+    const b = new RunBuilder().fault({
+      fault: 'kill',
+      target: 'processor-1',
+      leader: true,
+      injectedAtMs: 2000,
+      healedAtMs: 12_000,
+    });
+    b.op(2500, 2500 + latencyMs, 'ok', 'call', {}, { ...ok200, invocationId: 'inv_slow' });
+    calls(b, 0, 2000, 100, 20);
+    return b;
+  };
+  assert.equal(failoverTimeBounded().check(mk(2000).run).verdict, 'pass');
+  const r = failoverTimeBounded().check(mk(9000).run);
+  assert.equal(r.verdict, 'fail');
+  assert.match(
+    r.summary,
+    /1 ops waited more than 6000 ms through kill@processor-1 \(worst 9000 ms, inv_slow\)/,
+  );
+  const link = new RunBuilder().fault({ fault: 'timeout', target: 'ingress->processor-1' });
+  assert.equal(failoverTimeBounded().check(link.run).verdict, 'inconclusive');
+});
+
+test('pathCovered: the counter moved, or the run proves nothing about the path', () => {
+  const c = pathCovered({
+    metric: 'limbo_processor_stale_proposals_dropped_total',
+    what: 'stale proposals fenced',
+  });
+  const moved = new RunBuilder().sample(
+    'processor-1',
+    'limbo_processor_stale_proposals_dropped_total',
+    { partition: '0' },
+    [
+      [0, 0],
+      [5000, 3],
+    ],
+  );
+  assert.equal(c.check(moved.run).verdict, 'pass');
+  const still = new RunBuilder().sample(
+    'processor-1',
+    'limbo_processor_stale_proposals_dropped_total',
+    { partition: '0' },
+    [
+      [0, 0],
+      [5000, 0],
+    ],
+  );
+  const r = c.check(still.run);
+  assert.equal(r.verdict, 'inconclusive');
+  assert.match(r.summary, /stale proposals fenced never happened/);
+});
+
+test('latencyRecovers: clients stuck after the heal (no new ops) are a wedge too', () => {
+  const b = new RunBuilder().fault({
+    fault: 'timeout',
+    target: 'ingress->processor-1',
+    injectedAtMs: 2000,
+    healedAtMs: 3000,
+  });
+  calls(b, 0, 2000, 50, 40);
+  b.invoke(2500, 'call', {}, 'inv_stuck1'); // made during the fault, never answered
+  b.invoke(3200, 'call', {}, 'inv_stuck2');
+  const r = latencyRecovers().check(b.run);
+  assert.equal(r.verdict, 'fail');
+  assert.match(
+    r.summary,
+    /2 ops still unanswered \d+ ms past the 3000 ms recovery after timeout@ingress->processor-1 healed/,
+  );
+  assert.ok(r.evidence.invocationIds?.includes('inv_stuck1'));
+});
