@@ -21,17 +21,8 @@ export interface SpanRecord {
  * are epoch ms (the services' clocks), not run ms: `spanRunMs` converts. `endMs` is null for
  * a span that never ended, known from the open-span ledger; `open` says why.
  */
-export interface RunSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId: string;
-  name: string;
-  service: string;
-  kind: number;
-  startMs: number;
+export interface RunSpan extends Omit<SpanRecord, 'endMs'> {
   endMs: number | null;
-  attributes: Record<string, string | number | boolean>;
-  status: { code: number; message: string };
   open?: OpenSpanMark;
 }
 

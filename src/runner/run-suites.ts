@@ -45,14 +45,8 @@ export function skippedVerdict(
   reason: string,
 ): VerdictFile {
   return {
-    suite,
-    target,
-    seed,
+    ...unrunVerdict(suite, target, seed, replay),
     verdict: 'inconclusive',
-    startedAt: new Date().toISOString(),
-    durationMs: 0,
-    ops: { total: 0, ok: 0, fail: 0, info: 0, open: 0 },
-    faults: 0,
     checks: [
       {
         name: SKIPPED_CHECK,
@@ -62,6 +56,24 @@ export function skippedVerdict(
         skipped: reason,
       },
     ],
+  };
+}
+
+/** A verdict of a suite that did not run: no ops, no faults, no time. */
+function unrunVerdict(
+  suite: string,
+  target: string,
+  seed: number,
+  replay: string,
+): Omit<VerdictFile, 'verdict' | 'checks'> {
+  return {
+    suite,
+    target,
+    seed,
+    startedAt: new Date().toISOString(),
+    durationMs: 0,
+    ops: { total: 0, ok: 0, fail: 0, info: 0, open: 0 },
+    faults: 0,
     replay,
     runErrors: [],
   };
@@ -89,19 +101,7 @@ export function runFailedVerdict(
   replay: string,
   message: string,
 ): VerdictFile {
-  return {
-    suite,
-    target,
-    seed,
-    verdict: 'fail',
-    startedAt: new Date().toISOString(),
-    durationMs: 0,
-    ops: { total: 0, ok: 0, fail: 0, info: 0, open: 0 },
-    faults: 0,
-    checks: [],
-    replay,
-    runErrors: [message],
-  };
+  return { ...unrunVerdict(suite, target, seed, replay), verdict: 'fail', checks: [], runErrors: [message] };
 }
 
 export interface RunSuitesHooks {
