@@ -31,4 +31,10 @@ export default defineSuite({
   ],
   catches: ['lost-submit-notification'],
   expectedToFailOn: ['reference:legacy'],
+  // Restate 1.7.12 failed 2 of 3 runs since noImpossibleErrors joined the suite (CI, seed 1;
+  // seed 2 passed): calls that reach a node just restarted by the heal are answered 404
+  // "service 'Echo' not found, make sure to register the service before calling it" — a final
+  // error for a service that is registered — and once 4 calls were still open 8 s after the
+  // heal. See docs/restate.md.
+  timingDependentOn: ['restate'],
 });
