@@ -24,5 +24,8 @@ export default defineSuite({
     exactlyOnce(),
   ],
   catches: ['slow-failure-detection'],
-  expectedToFailOn: ['reference:legacy'],
+  // etcd 3.4.23 fails it (its new failoverTimeBounded) (3 of 3 runs: CI, seeds 1, 2): the
+  // calls a follower had forwarded to the killed leader wait for etcd's request timeout
+  // (7.0 s) and are answered "request timed out", past the 6 s failover bound. docs/etcd.md.
+  expectedToFailOn: ['reference:legacy', 'etcd'],
 });

@@ -53,5 +53,8 @@ export default defineSuite({
     failoverTimeBounded(),
   ],
   catches: ['resend-storm', 'never-resumes', 'lost-leadership-is-final', 'fenced-ack'],
-  expectedToFailOn: ['reference:legacy'],
+  // etcd 3.4.23 fails it since failoverTimeBounded joined (3 of 3 runs: CI, seeds 1, 2): the
+  // calls a follower had forwarded to the killed leader wait for etcd's request timeout
+  // (7.0 s) and are answered "request timed out", past the 6 s failover bound. docs/etcd.md.
+  expectedToFailOn: ['reference:legacy', 'etcd'],
 });

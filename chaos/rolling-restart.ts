@@ -42,7 +42,11 @@ export default defineSuite({
     failoverTimeBounded(),
   ],
   catches: ['reply-lost-on-shutdown', 'lost-leadership-is-final'],
-  expectedToFailOn: ['reference:legacy'],
+  // etcd 3.4.23 fails it since the detection checks joined (3 of 3 runs: CI, seeds 1, 2): its
+  // gRPC gateway answers 408 "grpc: the client connection is closing" to 2-7 % of the calls
+  // in flight at each member's restart (errorAnswersBounded, noImpossibleErrors), and a few
+  // calls wait out the 7 s request timeout. docs/etcd.md.
+  expectedToFailOn: ['reference:legacy', 'etcd'],
   // restate (1.7.12) failed it in 2 of 3 runs (seeds 4, 5; seed 21 passed): 1-3 of 350-500
   // calls made while a node was shutting down (SIGTERM, shutdown-timeout 5 s) and restarting
   // ended 8-9 s later, past the 6 s bound (their invocation ids are in the verdict). Timing-
