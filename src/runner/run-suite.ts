@@ -125,6 +125,7 @@ export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<
       activeFaults: active,
     });
   const progress = setInterval(tick, options.progressIntervalMs ?? 1000);
+  tick(); // the start phase is shown at once, however fast the testbed starts
   try {
     const testbed = await startTestbed({
       target: options.target,

@@ -65,9 +65,14 @@ test('errorAnswersBounded and noImpossibleErrors name the 500s of lost-leadershi
   const checks = await run('reference+bug:lost-leadership-is-final', {
     name: 'e2e-final',
     topology: { processors: 3, partitions: 2 },
-    workload: { concurrency: 12, mix: { call: 0.7, send: 0.3 } },
+    // Two leaders restarted, one after the other, with enough calls in flight that each
+    // loss of leadership meets some (one restart alone met none in a Node 24 run).
+    workload: { concurrency: 24, mix: { call: 0.7, send: 0.3 } },
     warmup: '1500ms',
-    schedule: [at('1s', restart(leaderOf({ partition: 0 })), { for: '1s' })],
+    schedule: [
+      at('1s', restart(leaderOf({ partition: 0 })), { for: '1s' }),
+      at('3500ms', restart(leaderOf({ partition: 1 })), { for: '1s' }),
+    ],
     expect: [errorAnswersBounded(), noImpossibleErrors()],
   });
   failed(checks, 'errorAnswersBounded', /answered with an error during restart@processor-\d/);
