@@ -64,14 +64,16 @@ test('resendRateBounded names the storm of resend-storm', async () => {
 test('errorAnswersBounded and noImpossibleErrors name the 500s of lost-leadership-is-final', async () => {
   const checks = await run('reference+bug:lost-leadership-is-final', {
     name: 'e2e-final',
-    topology: { processors: 3, partitions: 2 },
-    // Two leaders restarted, one after the other, with enough calls in flight that each
-    // loss of leadership meets some (one restart alone met none in a Node 24 run).
+    topology: { processors: 3, partitions: 3 },
+    // A rolling restart of the leaders, as chaos/rolling-restart.ts, with enough calls in
+    // flight that the losses of leadership meet some (one restart alone met none in a Node 24
+    // run under load).
     workload: { concurrency: 24, mix: { call: 0.7, send: 0.3 } },
     warmup: '1500ms',
     schedule: [
       at('1s', restart(leaderOf({ partition: 0 })), { for: '1s' }),
       at('3500ms', restart(leaderOf({ partition: 1 })), { for: '1s' }),
+      at('6s', restart(leaderOf({ partition: 2 })), { for: '1s' }),
     ],
     expect: [errorAnswersBounded(), noImpossibleErrors()],
   });

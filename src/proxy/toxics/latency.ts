@@ -17,10 +17,15 @@ export const latencyToxic: ToxicDefinition = {
         if (item === END) return stub.close();
         const delayMs =
           jitterMs > 0 ? latencyMs + Math.floor(stub.random() * 2 * jitterMs) - jitterMs : latencyMs;
-        const waitMs = item.timestampMs + delayMs - performance.now();
-        if (waitMs > 0) {
-          const slept = await stub.sleep(waitMs);
-          stub.send({ data: item.data, timestampMs: item.timestampMs + delayMs });
+        const dueMs = item.timestampMs + delayMs;
+        if (dueMs > performance.now()) {
+          // Timers take whole milliseconds and may fire a little early: sleep until the chunk
+          // is really due, so it never leaves before latency - jitter (bounded: each round
+          // sleeps at least 1 ms towards a fixed due time).
+          let slept = true;
+          while (slept && dueMs > performance.now())
+            slept = await stub.sleep(Math.ceil(dueMs - performance.now()));
+          stub.send({ data: item.data, timestampMs: dueMs });
           if (!slept) return;
         } else stub.send(item);
       }
