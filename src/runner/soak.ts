@@ -254,21 +254,13 @@ function describeRun(r: SoakRun): string {
   return parts.join(' · ');
 }
 
+function emptyRow(suite: string): SoakRow {
+  return { suite, runs: 0, hung: 0, lost: 0, duplicated: 0, leaks: 0, falseAlarms: 0, errors: 0, seconds: 0 };
+}
+
 function rowsOf(runs: readonly SoakRun[], order: readonly string[]): SoakRow[] {
   const rows = new Map<string, SoakRow>();
-  for (const name of order)
-    if (!rows.has(name))
-      rows.set(name, {
-        suite: name,
-        runs: 0,
-        hung: 0,
-        lost: 0,
-        duplicated: 0,
-        leaks: 0,
-        falseAlarms: 0,
-        errors: 0,
-        seconds: 0,
-      });
+  for (const name of order) if (!rows.has(name)) rows.set(name, emptyRow(name));
   for (const r of runs) {
     const row = rows.get(r.suite)!;
     row.runs++;
@@ -284,17 +276,7 @@ function rowsOf(runs: readonly SoakRun[], order: readonly string[]): SoakRow[] {
 }
 
 function totalOf(rows: readonly SoakRow[]): SoakRow {
-  const t: SoakRow = {
-    suite: 'total',
-    runs: 0,
-    hung: 0,
-    lost: 0,
-    duplicated: 0,
-    leaks: 0,
-    falseAlarms: 0,
-    errors: 0,
-    seconds: 0,
-  };
+  const t = emptyRow('total');
   for (const r of rows) {
     t.runs += r.runs;
     t.hung += r.hung;
