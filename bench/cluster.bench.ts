@@ -5,6 +5,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TestCluster } from '../test/helpers/cluster.js';
 import { closedLoop, fmt, rssMiB } from './load.js';
+import { recordGoal } from './summary.js';
 
 const DURATION_MS = Number(process.env.LIMBO_BENCH_DURATION_MS ?? 5000);
 const CONCURRENCY = 16;
@@ -42,6 +43,8 @@ export async function run(): Promise<void> {
   const limbo = await closedLoop(() => post(`${cluster.url}/Echo/echo`, '{"x":1}'), CONCURRENCY, DURATION_MS);
   clearInterval(sampler);
 
+  recordGoal('clusterThroughput', limbo.perSecond / bare.perSecond);
+  recordGoal('clusterP99', limbo.p99Ms / bare.p99Ms);
   console.log(`concurrency ${CONCURRENCY}, ${DURATION_MS} ms each`);
   console.log(
     `bare node echo : ${fmt(bare.perSecond, 0)} req/s  p50 ${fmt(bare.p50Ms, 2)} ms  p99 ${fmt(bare.p99Ms, 2)} ms`,

@@ -14,6 +14,7 @@ import { createLogClient, type LogClient } from '../src/protocol/grpc.js';
 import { startLimboService } from '../src/runtime/process.js';
 import { LogStore } from '../src/services/log/log-store.js';
 import { silentLogger } from '../src/telemetry/logger.js';
+import { recordGoal } from './summary.js';
 
 const RECORD_BYTES = 100;
 const RUN_MS = Number(process.env.LIMBO_BENCH_MS ?? 3000);
@@ -75,6 +76,7 @@ async function measure(subject: Subject, dir: string, concurrency: number): Prom
   const fsyncs = (await subject.fsyncs()) - fsyncsBefore;
   latenciesMs.sort((a, b) => a - b);
   const appendsPerSecond = latenciesMs.length / seconds;
+  if (subject.name === 'server' && concurrency === 64) recordGoal('logAppends', appendsPerSecond / raw);
   return [
     subject.name,
     String(concurrency),

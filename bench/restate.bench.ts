@@ -15,6 +15,7 @@ import { pairOps } from '../src/run-data/run-data.js';
 import { createHistoryRecorder } from '../src/workload/history.js';
 import { startWorkload } from '../src/workload/workload.js';
 import { fmt } from './load.js';
+import { recordGoal } from './summary.js';
 
 const LOAD_MS = 10_000;
 const KILL_LOAD_MS = 4_000;
@@ -98,6 +99,8 @@ export async function run(): Promise<void> {
   }
   const r = figures['restate']!;
   const ref = figures['reference']!;
+  recordGoal('referenceVsRestate', ref.callsPerSec / r.callsPerSec);
+  recordGoal('killAnswered', ref.killAnsweredMs, `${ref.inFlightAtKill} in flight`);
   process.stdout.write(
     `restate/reference: ops/s ${fmt(r.callsPerSec / ref.callsPerSec, 2)}, p99 ${fmt(r.p99Ms / ref.p99Ms, 2)}, in-flight answered after leader kill ${fmt(r.killAnsweredMs / ref.killAnsweredMs, 2)}\n`,
   );

@@ -11,6 +11,7 @@ import { runSuite } from '../src/runner/run-suite.js';
 import { createTarget } from '../src/targets/registry.js';
 import type { StartedTarget, Target } from '../src/targets/target.js';
 import { fmt, rssMiB } from './load.js';
+import { recordGoal } from './summary.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -59,6 +60,10 @@ export async function run(): Promise<void> {
     rmSync(out, { recursive: true, force: true });
   }
   const sorted = [...startUps].sort((a, b) => a - b);
+  recordGoal('suitesWall', wallMs / floorMs);
+  recordGoal('startUp', sorted[Math.floor(sorted.length / 2)] ?? NaN);
+  recordGoal('runnerRss', process.resourceUsage().maxRSS / 1024);
+  recordGoal('clusterRss', clusterPeakMiB);
   process.stdout.write(
     `all ${suites.length} suites: wall ${fmt(wallMs / 1000)} s, floor ${fmt(floorMs / 1000)} s, ratio ${fmt(wallMs / floorMs, 2)}\n` +
       `topology start-up: median ${fmt(sorted[Math.floor(sorted.length / 2)] ?? NaN, 0)} ms, max ${fmt(sorted[sorted.length - 1] ?? NaN, 0)} ms\n` +

@@ -10,6 +10,7 @@ import { silentLogger } from '../src/telemetry/logger.js';
 import { startClientSpan } from '../src/workload/client-span.js';
 import { TestCluster } from '../test/helpers/cluster.js';
 import { closedLoop, fmt } from './load.js';
+import { recordGoal } from './summary.js';
 
 const DURATION_MS = Number(process.env.LIMBO_BENCH_DURATION_MS ?? 5000);
 const CONCURRENCY = 16;
@@ -106,6 +107,7 @@ export async function run(): Promise<void> {
     `spans dropped: ${dropped} (receiver over bound ${receiver.dropped}, refused ${receiver.rejected}, client ledger ${ledgerDropped}) (goal 0)`,
   );
   console.log(`ratio calls/s OTLP only ÷ off: ${fmt(mean(otlp) / mean(off), 3)}`);
+  recordGoal('tracingOverhead', mean(on) / mean(off), dropped === 0 ? undefined : `${dropped} spans dropped`);
   console.log(`ratio calls/s on ÷ off: ${fmt(mean(on) / mean(off), 3)} (goal ≥ 0.95)`);
   console.log(
     `CPU ms per call (all services + this process): off ${list2(cpu.off)}, OTLP only ${list2(cpu.otlp)}, on ${list2(cpu.on)}`,

@@ -107,3 +107,28 @@ test('expiry forgets the output, never the fact that the invocation completed', 
   const again = sm.apply(4, invoke('i1', 1, 3));
   assert.equal(again.kind === 'invoked' && again.isNew, false);
 });
+
+test('counts follow every record, dropped ones and redeliveries included', () => {
+  // The counts are kept as records apply (never a scan); compare them with the invocations
+  // themselves after a log that mixes new, duplicate, fenced and repeated records.
+  const records: LogRecord[] = [{ type: 'announce_leader', node: 'p1', epoch: 1 }];
+  let seq = 0;
+  for (let i = 0; i < 60; i++) {
+    records.push(invoke(`i${i}`, 1, ++seq));
+    if (i % 3 === 0) records.push(invoke(`i${i}`, 1, ++seq)); // a resend of the same invocation
+    if (i % 2 === 0) records.push(end(`i${i}`, 1, ++seq, String(i)));
+    if (i % 4 === 0) records.push(end(`i${i}`, 1, ++seq, 'again')); // already ended
+    if (i % 5 === 0) records.push(end(`i${i + 1}`, 0, ++seq, 'stale')); // older epoch: dropped
+  }
+  records.push({ type: 'announce_leader', node: 'p2', epoch: 2 });
+  seq = 0;
+  for (let i = 1; i < 60; i += 4) records.push(end(`i${i}`, 2, ++seq, 'by p2'));
+  records.push(end('unknown', 2, seq + 1, 'x'));
+  const { sm } = applyAll(records);
+  const ids = Array.from({ length: 60 }, (_, i) => sm.get(`i${i}`));
+  const invoked = ids.filter((s) => s?.status === 'invoked').length;
+  const completed = ids.filter((s) => s?.status === 'completed').length;
+  assert.deepEqual(sm.counts(), { invoked, completed });
+  assert.deepEqual(sm.counts(), { invoked: 15, completed: 45 });
+  assert.equal(sm.running().length, 15);
+});

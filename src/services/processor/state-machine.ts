@@ -57,6 +57,9 @@ export class PartitionStateMachine {
   private lastSeq = 0;
   private readonly invocations = new Map<string, InvocationState>();
   private readonly kv = new Map<string, string>();
+  /** Kept as records apply, so the per-entry metrics never scan the invocations. */
+  private invokedCount = 0;
+  private completedCount = 0;
 
   apply(lsn: number, record: LogRecord): ApplyEffect {
     this.appliedLsn = lsn;
@@ -77,6 +80,7 @@ export class PartitionStateMachine {
         const { type: _type, proposal: _proposal, createdAtMs: _createdAtMs, ...fields } = record;
         const invocation: InvocationState = { ...fields, invokedAtLsn: lsn, status: 'invoked' };
         this.invocations.set(record.invocationId, invocation);
+        this.invokedCount++;
         return { kind: 'invoked', invocation, isNew: true, record };
       }
       case 'end': {
@@ -90,6 +94,8 @@ export class PartitionStateMachine {
           else this.kv.set(u.key, u.value);
         }
         invocation.status = 'completed';
+        this.invokedCount--;
+        this.completedCount++;
         invocation.output = {
           success: record.success,
           value: record.value,
@@ -124,13 +130,7 @@ export class PartitionStateMachine {
   }
 
   counts(): { invoked: number; completed: number } {
-    let invoked = 0;
-    let completed = 0;
-    for (const i of this.invocations.values()) {
-      if (i.status === 'invoked') invoked++;
-      else completed++;
-    }
-    return { invoked, completed };
+    return { invoked: this.invokedCount, completed: this.completedCount };
   }
 
   /**
