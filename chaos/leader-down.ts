@@ -27,5 +27,10 @@ export default defineSuite({
   // etcd 3.4.23 fails it (its new failoverTimeBounded) (3 of 3 runs: CI, seeds 1, 2): the
   // calls a follower had forwarded to the killed leader wait for etcd's request timeout
   // (7.0 s) and are answered "request timed out", past the 6 s failover bound. docs/etcd.md.
-  expectedToFailOn: ['reference:legacy', 'etcd'],
+  expectedToFailOn: ['etcd'],
+  // reference:legacy usually fails it (its new leader never tells the ingress about the call it
+  // resumes), but a 10 s kill leaves few calls between their Invoke and their End: seeds 1, 2,
+  // 3, 11 and 12 failed with one call left hanging, seeds 4 and 649939989 (a CI run) passed. So
+  // the legacy verdict here is timing-dependent; startup-race and leader-kill catch it every time.
+  timingDependentOn: ['reference:legacy'],
 });
