@@ -9,6 +9,7 @@ import {
   failoverTimeBounded,
   keysFreeAfterHeal,
   leaderOf,
+  gracefulStops,
   leadershipChanged,
   noClientLeftHanging,
   noGhostCompletions,
@@ -40,6 +41,9 @@ export default defineSuite({
     acknowledgedEffectsPresent(),
     keysFreeAfterHeal(),
     failoverTimeBounded(),
+    // A restart is SIGTERM: each processor must exit on it within the grace period (one that
+    // waits on replies it dropped is SIGKILLed instead).
+    gracefulStops(),
   ],
   catches: ['reply-lost-on-shutdown', 'lost-leadership-is-final'],
   // etcd 3.4.23 fails it since the detection checks joined (3 of 3 runs: CI, seeds 1, 2): its

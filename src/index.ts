@@ -63,6 +63,7 @@ export {
   pendingDrains,
   resendsObserved,
   leadershipChanged,
+  gracefulStops,
   exactlyOnce,
   idempotentRetriesAgree,
   faultsHitTraffic,

@@ -5,6 +5,7 @@ export { noClientLeftHanging, type NoClientLeftHangingOptions } from './no-clien
 export { pendingDrains, type PendingDrainsOptions } from './pending-drains.js';
 export { resendsObserved, type ResendsObservedOptions } from './resends-observed.js';
 export { leadershipChanged, type LeadershipChangedOptions } from './leadership-changed.js';
+export { gracefulStops } from './graceful-stops.js';
 export { exactlyOnce } from './exactly-once.js';
 export { idempotentRetriesAgree } from './idempotent-retries-agree.js';
 export { faultsHitTraffic } from './faults-hit-traffic.js';

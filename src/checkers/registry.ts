@@ -19,6 +19,7 @@ import { pathCovered, type PathCoveredOptions } from './path-covered.js';
 import { resendRateBounded } from './resend-rate-bounded.js';
 import { noGhostCompletions } from './no-ghost-completions.js';
 import { spansEnd } from './spans-end.js';
+import { gracefulStops } from './graceful-stops.js';
 import { traces, type TracesOptions } from './traces.js';
 
 export type CheckerFactory = (options?: Record<string, unknown>) => Checker;
@@ -55,5 +56,6 @@ registerChecker('latencyRecovers', (o) => latencyRecovers(o));
 registerChecker('failoverTimeBounded', (o) => failoverTimeBounded(o));
 registerChecker('pathCovered', (o) => pathCovered(o as unknown as PathCoveredOptions));
 registerChecker('spansEnd', (o) => spansEnd(o));
+registerChecker('gracefulStops', () => gracefulStops());
 registerChecker('noGhostCompletions', () => noGhostCompletions());
 registerChecker('traces', (o) => traces(o as unknown as TracesOptions));

@@ -25,6 +25,7 @@ export const exploreChecks = (withinMsAfterHeal: number): SeedCheck[] => [
   { name: 'pendingDrains' },
   { name: 'exactlyOnce' },
   { name: 'idempotentRetriesAgree' },
+  { name: 'gracefulStops' },
 ];
 
 export const exploreTopology: Topology = { processors: 3, partitions: 4, ingresses: 1 };

@@ -10,6 +10,8 @@ function serviceFault(
   on: ServiceSelector,
   inject: (ctx: FaultContext, service: string) => Promise<void>,
   heal: (ctx: FaultContext, service: string) => Promise<void>,
+  /** Extra details recorded once the fault is in (e.g. how each service's stop went). */
+  report?: (ctx: FaultContext, services: string[]) => Record<string, unknown>,
 ): Fault {
   return {
     name,
@@ -21,7 +23,7 @@ function serviceFault(
         target: sel.names.join(','),
         affects: sel.names,
         leader: sel.leader,
-        details: { services: sel.names },
+        details: { services: sel.names, ...report?.(ctx, sel.names) },
       };
     },
     async heal(ctx, injected) {
@@ -61,6 +63,15 @@ export const restart = (on: ServiceSelector): Fault =>
     (ctx, s) => service(ctx, s).restart(),
     async (ctx, s) => {
       if (!service(ctx, s).isRunning()) await service(ctx, s).restart();
+    },
+    // Whether each stop was graceful (exited on SIGTERM in time), where the runtime can tell:
+    // the gracefulStops check reads it.
+    (ctx, names) => {
+      const stops = names.flatMap((s) => {
+        const outcome = service(ctx, s).lastStop?.();
+        return outcome !== undefined ? [{ service: s, ...outcome }] : [];
+      });
+      return stops.length > 0 ? { stops } : {};
     },
   );
 

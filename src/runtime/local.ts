@@ -6,7 +6,7 @@
 //   localRuntime()     ─▶ the same for a ServiceSpec (`limbo serve <role>` from this checkout)
 import { join } from 'node:path';
 import type { ServiceRole } from '../protocol/names.js';
-import type { ServiceHandle } from './service-handle.js';
+import type { ServiceHandle, StopOutcome } from './service-handle.js';
 import { openToxiproxy } from './toxiproxy.js';
 import type { Cleanup } from './cleanup.js';
 import { startLimboService, type StartedProcess } from './process.js';
@@ -50,8 +50,12 @@ export function createLocalService(spec: LocalServiceSpec, runDir: string, clean
         starting = undefined;
       }
     })());
+  let lastStop: StopOutcome | undefined;
   const stop = async (): Promise<void> => {
-    if (proc?.isRunning()) await proc.stop(3000);
+    if (proc?.isRunning()) {
+      await proc.stop(3000);
+      lastStop = proc.lastStop();
+    }
     untrack?.();
   };
   const handle: LocalService = {
@@ -74,6 +78,7 @@ export function createLocalService(spec: LocalServiceSpec, runDir: string, clean
       await start();
     },
     stop,
+    lastStop: () => lastStop,
   };
   return handle;
 }

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { LimboError, TimeoutError, messageOf } from '../util/errors.js';
 import { parseReadyLine, type ReadyInfo } from '../util/ready.js';
+import type { StopOutcome } from './service-handle.js';
 
 export interface ProcessOptions {
   /** A name for messages and logs, e.g. `processor-1`. */
@@ -46,6 +47,8 @@ export interface StartedProcess extends AsyncDisposable {
   resume(): void;
   /** SIGTERM, then SIGKILL after `graceMs`; resolves once the process has exited. */
   stop(graceMs?: number): Promise<void>;
+  /** How the last stop went (undefined before one). */
+  lastStop(): StopOutcome | undefined;
 }
 
 export class ProcessStartError extends LimboError {
@@ -98,6 +101,7 @@ export async function startProcess(options: ProcessOptions): Promise<StartedProc
     setTimeout(() => log?.end(), 100).unref();
   });
   let running = true;
+  let stopOutcome: StopOutcome | undefined;
   void exited.then(() => {
     running = false;
   });
@@ -147,12 +151,19 @@ export async function startProcess(options: ProcessOptions): Promise<StartedProc
     resume: () => handle.kill('SIGCONT'),
     stop: async (graceMs = 3000) => {
       if (!running) return;
+      const t0 = performance.now();
+      let escalated = false;
       handle.kill('SIGCONT');
       handle.kill('SIGTERM');
-      const timer = setTimeout(() => handle.kill('SIGKILL'), graceMs);
+      const timer = setTimeout(() => {
+        escalated = running;
+        handle.kill('SIGKILL');
+      }, graceMs);
       await exited;
       clearTimeout(timer);
+      stopOutcome = { graceful: !escalated, ms: performance.now() - t0, graceMs };
     },
+    lastStop: () => stopOutcome,
     [Symbol.asyncDispose]: () => handle.stop(),
   };
   try {

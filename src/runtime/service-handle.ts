@@ -20,4 +20,17 @@ export interface ServiceHandle {
   /** Starts it again with the same arguments and data (stopping it first if it runs). */
   restart(): Promise<void>;
   stop(): Promise<void>;
+  /**
+   * How its last graceful stop (stop or restart) went, where the runtime can tell: whether it
+   * exited on SIGTERM within the grace period or had to be SIGKILLed.
+   */
+  lastStop?(): StopOutcome | undefined;
+}
+
+export interface StopOutcome {
+  /** It exited on SIGTERM before the grace period ran out (false: it was SIGKILLed). */
+  graceful: boolean;
+  /** From SIGTERM to exit. */
+  ms: number;
+  graceMs: number;
 }

@@ -60,10 +60,12 @@ export const bugCatalogue = [
       'graceful shutdown drops the waiting replies instead of answering LOST_LEADERSHIP, and keeps the connections open while it drains',
     source: 'Restate #2270 (replies lost when a partition processor shut down)',
     effect: 'calls in flight at a graceful restart wait for a reply that never comes, until the node exits',
-    signal: 'failoverTimeBounded / noClientLeftHanging (rolling-restart)',
+    signal: 'gracefulStops (rolling-restart)',
     // The testbed stops a service with SIGTERM and SIGKILLs it 3 s later, so the dropped replies
-    // stall calls ~3 s instead of forever: measured 3.4 s worst against 2.3 s on reference.
-    mustCatch: false,
+    // stall calls ~3 s instead of forever (3.4 s worst against 2.3 s on reference: too close for
+    // a latency bound); the stop itself shows it: the node is still running when the grace
+    // period ends (reference exits in < 100 ms).
+    mustCatch: true,
   },
   {
     name: 'dead-connection-after-heal',

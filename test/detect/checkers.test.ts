@@ -10,6 +10,7 @@ import { latencyRecovers } from '../../src/checkers/latency-recovers.js';
 import { noImpossibleErrors } from '../../src/checkers/no-impossible-errors.js';
 import { pathCovered } from '../../src/checkers/path-covered.js';
 import { resendRateBounded } from '../../src/checkers/resend-rate-bounded.js';
+import { gracefulStops } from '../../src/checkers/graceful-stops.js';
 import { checkerFactory } from '../../src/checkers/registry.js';
 import { RunBuilder } from '../testbed/run-data-builder.js';
 
@@ -30,6 +31,7 @@ test('every new check is registered by name', () => {
     'latencyRecovers',
     'failoverTimeBounded',
     'pathCovered',
+    'gracefulStops',
   ])
     assert.ok(checkerFactory(n), n);
 });
@@ -244,4 +246,38 @@ test('latencyRecovers: clients stuck after the heal (no new ops) are a wedge too
     /2 ops still unanswered \d+ ms past the 3000 ms recovery after timeout@ingress->processor-1 healed/,
   );
   assert.ok(r.evidence.invocationIds?.includes('inv_stuck1'));
+});
+
+test('gracefulStops: a restart whose SIGTERM had to become SIGKILL fails, naming the service', () => {
+  const stop = (service: string, graceful: boolean, ms: number) => ({ service, graceful, ms, graceMs: 3000 });
+  const restartOf = (b: RunBuilder, target: string, at: number, stops: unknown[]) =>
+    b.fault({
+      fault: 'restart',
+      target,
+      injectedAtMs: at,
+      healedAtMs: at + 1000,
+      details: { services: [target], stops },
+    });
+  const good = new RunBuilder();
+  restartOf(good, 'processor-1', 2000, [stop('processor-1', true, 45)]);
+  restartOf(good, 'processor-2', 5000, [stop('processor-2', true, 2900)]);
+  const g = gracefulStops().check(good.run);
+  assert.equal(g.verdict, 'pass');
+  assert.match(g.summary, /all 2 graceful stops exited on SIGTERM \(slowest 2900 ms\)/);
+
+  const bad = new RunBuilder();
+  restartOf(bad, 'processor-1', 2000, [stop('processor-1', true, 45)]);
+  restartOf(bad, 'processor-3', 5000, [stop('processor-3', false, 3004)]);
+  const b = gracefulStops().check(bad.run);
+  assert.equal(b.verdict, 'fail');
+  assert.match(
+    b.summary,
+    /1 of 2 graceful stops had to be SIGKILLed: processor-3 still running 3000 ms after SIGTERM \(restart@processor-3\)/,
+  );
+
+  // Nothing measured (no restart, or a runtime that cannot tell): nothing to fail.
+  const none = new RunBuilder().fault({ fault: 'kill', target: 'processor-1' });
+  assert.equal(gracefulStops().check(none.run).verdict, 'pass');
+  restartOf(none, 'processor-2', 5000, [{ service: 'processor-2' }]);
+  assert.match(gracefulStops().check(none.run).summary, /no graceful stop was measured/);
 });

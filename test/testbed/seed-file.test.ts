@@ -45,7 +45,7 @@ test('a saved seed file loads back as a suite pinned to its seed, with its sched
     assert.equal(s.schedule[0]?.fault.describe, 'leaderOf(2)');
     assert.deepEqual(
       s.expect.map((c) => c.name),
-      ['noClientLeftHanging', 'pendingDrains', 'exactlyOnce', 'idempotentRetriesAgree'],
+      ['noClientLeftHanging', 'pendingDrains', 'exactlyOnce', 'idempotentRetriesAgree', 'gracefulStops'],
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });
