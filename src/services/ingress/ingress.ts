@@ -8,42 +8,27 @@
 //
 // Every request is counted as pending from arrival until its answer, so a client left
 // hanging shows up in limbo_ingress_pending_requests and limbo_ingress_oldest_pending_seconds.
+//
+// This file assembles the ingress (router, dispatchers, metrics, HTTP server); the request
+// handling is in http-api.ts, the table of requests in flight in pending-table.ts, the
+// errors answered in errors.ts.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
-import { lookupHandler, catalogue } from '../../protocol/catalogue.js';
 import { createLogClient, type LogClient } from '../../protocol/grpc.js';
-import { isInvocationId, makeInvocationId } from '../../protocol/ids.js';
-import {
-  checkHandlerInput,
-  checkIdempotencyKey,
-  checkKey,
-  limits,
-  type ArgumentProblem,
-} from '../../protocol/limits.js';
-import type * as w from '../../protocol/wire.js';
-import { SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
-import {
-  INVOCATION_ID_HEADER,
-  TRACE_ID_HEADER,
-  spanAttributes as A,
-  type Protocol,
-} from '../../protocol/names.js';
+import { limits } from '../../protocol/limits.js';
+import type { Protocol } from '../../protocol/names.js';
 import type { Logger } from '../../telemetry/logger.js';
 import { noBugs, type BugName } from '../bugs.js';
-import {
-  contextFromTraceparent,
-  createTracing,
-  traceparentOf,
-  type Tracing,
-} from '../../telemetry/tracing.js';
+import { createTracing, type Tracing } from '../../telemetry/tracing.js';
 import { createRegistry, startMetricsServer } from '../../telemetry/metrics.js';
 import type { StartedService } from '../service.js';
-import { Dispatcher, type SubmitInput } from './dispatcher.js';
+import { Dispatcher } from './dispatcher.js';
 import { LegacyDispatcher } from './legacy-dispatcher.js';
-import { createIngressMetrics, type IngressMetrics, type RequestKind } from './metrics.js';
+import { createIngressMetrics } from './metrics.js';
 import { Router } from './router.js';
-import { LimboError, messageOf } from '../../util/errors.js';
+import { IngressApi } from './http-api.js';
+import { PendingTable } from './pending-table.js';
 
 export interface IngressOptions {
   node: string;
@@ -71,35 +56,13 @@ export interface IngressOptions {
 
 export { INVOCATION_ID_HEADER, TRACE_ID_HEADER } from '../../protocol/names.js';
 
-class HttpError extends LimboError {
-  constructor(
-    readonly status: number,
-    readonly outcome: string,
-    message: string,
-    readonly headers: Record<string, string> = {},
-    readonly invocationId?: string,
-    /** The request field a 400 is about (handler argument, key, header). */
-    readonly field?: string,
-  ) {
-    super(`E_HTTP_${status}`, message);
-  }
-}
-
-function badArgument(p: ArgumentProblem): HttpError {
-  return new HttpError(400, 'bad_request', p.message, {}, undefined, p.field);
-}
-
 export async function startIngress(o: IngressOptions): Promise<StartedService> {
   const host = o.host ?? '127.0.0.1';
   const registry = o.registry ?? createRegistry({ service: o.node });
-  const pending = new Map<number, { kind: RequestKind; startedAt: number }>();
+  const pending = new PendingTable();
   const metrics = createIngressMetrics(
     registry,
-    () => {
-      let oldest = Infinity;
-      for (const p of pending.values()) oldest = Math.min(oldest, p.startedAt);
-      return oldest === Infinity ? 0 : (performance.now() - oldest) / 1000;
-    },
+    () => pending.oldestAgeSeconds(performance.now()),
     () => router.current?.partitions.map((p) => p.partition) ?? [],
   );
   const tracing = o.tracing ?? createTracing(o.node, o.logger, o.env);
@@ -125,10 +88,10 @@ export async function startIngress(o: IngressOptions): Promise<StartedService> {
   }
   const api = new IngressApi(
     {
-      ...o,
       requestTimeoutMs: o.requestTimeoutMs ?? 0,
       maxPending: o.maxPending ?? 10_000,
       maxBodyBytes: Math.min(o.maxBodyBytes ?? limits.payloadBytesMax, limits.payloadBytesMax),
+      bugs,
     },
     router,
     dispatcher,
@@ -175,310 +138,4 @@ export async function startIngress(o: IngressOptions): Promise<StartedService> {
     stop,
     [Symbol.asyncDispose]: stop,
   };
-}
-
-type ApiOptions = Required<Pick<IngressOptions, 'requestTimeoutMs' | 'maxPending' | 'maxBodyBytes'>> &
-  IngressOptions;
-
-class IngressApi {
-  closing = false;
-  private nextId = 1;
-
-  constructor(
-    private readonly o: ApiOptions,
-    private readonly router: Router,
-    private readonly dispatcher: Dispatcher,
-    private readonly legacy: LegacyDispatcher | undefined,
-    private readonly metrics: IngressMetrics,
-    private readonly pending: Map<number, { kind: RequestKind; startedAt: number }>,
-    private readonly tracing: Tracing,
-  ) {}
-
-  handle(req: http.IncomingMessage, res: http.ServerResponse): void {
-    let url: URL;
-    let segments: string[];
-    try {
-      url = new URL(req.url ?? '/', 'http://ingress');
-      segments = url.pathname
-        .split('/')
-        .filter((s) => s !== '')
-        .map((s) => decodeURIComponent(s));
-    } catch {
-      // A path that is not a URL or has a broken %-escape: the client's error, never a crash.
-      this.metrics.requests.inc({ kind: 'call', outcome: 'bad_request' });
-      send(res, 400, { error: 'malformed request path', field: 'path' });
-      return;
-    }
-    if (req.method === 'GET' && url.pathname === '/health') {
-      send(res, 200, { ok: true, partitionTable: this.router.current !== undefined });
-      return;
-    }
-    let kind: RequestKind;
-    if (segments[0] === 'invocations') kind = segments[2] === 'attach' ? 'attach' : 'output';
-    else kind = segments[segments.length - 1] === 'send' ? 'send' : 'call';
-    const id = this.nextId++;
-    const startedAt = performance.now();
-    this.pending.set(id, { kind, startedAt });
-    this.metrics.pending.inc({ kind });
-    const abort = new AbortController();
-    let deadline: NodeJS.Timeout | undefined;
-    if (this.o.requestTimeoutMs > 0) {
-      deadline = setTimeout(
-        () => abort.abort(new HttpError(504, 'deadline', 'request deadline passed')),
-        this.o.requestTimeoutMs,
-      );
-    }
-    res.on('close', () => {
-      if (!res.writableFinished) abort.abort(new HttpError(499, 'aborted', 'client went away'));
-    });
-    let invocationId: string | undefined;
-    const span = this.tracing.tracer.startSpan(
-      `ingress ${kind}`,
-      {
-        kind: SpanKind.SERVER,
-        attributes: { 'http.request.method': req.method ?? '', 'url.path': url.pathname },
-      },
-      contextFromTraceparent(headerValue(req.headers.traceparent)),
-    );
-    if (this.tracing.enabled) res.setHeader(TRACE_ID_HEADER, span.spanContext().traceId);
-    const finish = (outcome: string, status: number): void => {
-      span.setAttribute('http.response.status_code', status);
-      span.setAttribute('limbo.outcome', outcome);
-      if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: outcome });
-      span.end();
-      clearTimeout(deadline);
-      if (!this.pending.delete(id)) return;
-      // Bug switch pending-gauge-leak: error answers stay on the pending gauge.
-      if (!(status >= 400 && this.o.bugs?.has('pending-gauge-leak') === true))
-        this.metrics.pending.dec({ kind });
-      this.metrics.requests.inc({ kind, outcome });
-      this.metrics.duration.observe({ kind, outcome }, (performance.now() - startedAt) / 1000);
-    };
-    const setInvocationId = (idv: string, partition?: number): void => {
-      invocationId = idv;
-      span.setAttribute(A.invocationId, idv);
-      if (partition !== undefined) span.setAttribute(A.partition, partition);
-    };
-    this.route(req, segments, kind, abort.signal, setInvocationId, span)
-      .then(({ status, body, outcome }) => {
-        if (invocationId !== undefined) res.setHeader(INVOCATION_ID_HEADER, invocationId);
-        // Bug switch pending-gauge-leak: the early path of a resent send that found its
-        // invocation already accepted leaves the request table but not the pending gauge.
-        if (
-          this.o.bugs?.has('pending-gauge-leak') === true &&
-          (body as { status?: unknown }).status === 'PreviouslyAccepted'
-        )
-          this.pending.delete(id);
-        send(res, status, body);
-        finish(outcome, status);
-      })
-      .catch((err: unknown) => {
-        const e =
-          err instanceof HttpError
-            ? err
-            : abort.signal.reason instanceof HttpError
-              ? abort.signal.reason
-              : new HttpError(500, 'error', messageOf(err));
-        if (e.status === 499) {
-          finish('aborted', 499);
-          return;
-        }
-        for (const [k, v] of Object.entries(e.headers)) res.setHeader(k, v);
-        const idv = e.invocationId ?? invocationId;
-        if (idv !== undefined) res.setHeader(INVOCATION_ID_HEADER, idv);
-        send(res, e.status, {
-          error: e.message,
-          ...(e.field !== undefined ? { field: e.field } : {}),
-          ...(idv !== undefined ? { invocationId: idv } : {}),
-        });
-        finish(e.outcome, e.status);
-      });
-  }
-
-  private async route(
-    req: http.IncomingMessage,
-    segments: string[],
-    kind: RequestKind,
-    signal: AbortSignal,
-    setInvocationId: (id: string, partition?: number) => void,
-    span: Span,
-  ): Promise<{ status: number; body: unknown; outcome: string }> {
-    if (this.closing)
-      throw new HttpError(503, 'overloaded', 'ingress is shutting down', { 'retry-after': '1' });
-    if (this.pending.size > this.o.maxPending) {
-      throw new HttpError(503, 'overloaded', `more than ${this.o.maxPending} requests pending`, {
-        'retry-after': '1',
-      });
-    }
-    if (kind === 'output' || kind === 'attach') {
-      if (req.method !== 'GET')
-        throw new HttpError(405, 'bad_request', `use GET for /invocations/{id}/${kind}`);
-      const [, invocationId, action, ...rest] = segments;
-      if (invocationId === undefined || (action !== 'output' && action !== 'attach') || rest.length > 0) {
-        throw new HttpError(
-          404,
-          'not_found',
-          'expected /invocations/{id}/output or /invocations/{id}/attach',
-        );
-      }
-      if (!isInvocationId(invocationId))
-        throw new HttpError(400, 'bad_request', `malformed invocation id "${invocationId}"`);
-      setInvocationId(invocationId);
-      const partition = await this.partitionOf(invocationId, signal);
-      setInvocationId(invocationId, partition);
-      const res = await this.dispatcher.getOutput(invocationId, partition, kind === 'attach', signal, span);
-      if (res.result === 'notFound')
-        throw new HttpError(404, 'not_found', `invocation ${invocationId} not found`);
-      if (res.result === 'pending')
-        return { status: 202, body: { invocationId, status: 'Pending' }, outcome: 'ok' };
-      return outputAnswer(res.output);
-    }
-    if (req.method !== 'POST') throw new HttpError(405, 'bad_request', 'use POST to call a handler');
-    const target = parseTarget(segments);
-    // Bug switch idempotency-key-ignored: the key read from the wrong header (never sent).
-    const idempotencyKey = headerValue(
-      req.headers[
-        this.o.bugs?.has('idempotency-key-ignored') === true ? 'idempotency_key' : 'idempotency-key'
-      ],
-    );
-    const keyProblem =
-      (target.key !== '' ? checkKey(target.key) : undefined) ??
-      (idempotencyKey !== undefined ? checkIdempotencyKey(idempotencyKey) : undefined);
-    if (keyProblem) {
-      req.resume();
-      throw badArgument(keyProblem);
-    }
-    const body = await readBody(req, this.o.maxBodyBytes);
-    const text = body.length === 0 ? 'null' : body.toString('utf8');
-    let args: unknown;
-    try {
-      args = JSON.parse(text);
-    } catch (e) {
-      throw new HttpError(
-        400,
-        'bad_request',
-        `malformed JSON body: ${(e as Error).message}`,
-        {},
-        undefined,
-        'body',
-      );
-    }
-    const argumentProblem = checkHandlerInput(target.service, target.handler, args);
-    if (argumentProblem) throw badArgument(argumentProblem);
-    const invocationId = makeInvocationId(target, idempotencyKey);
-    setInvocationId(invocationId);
-    const partition = await this.partitionOf(invocationId, signal);
-    setInvocationId(invocationId, partition);
-    const input: SubmitInput = {
-      invocationId,
-      partition,
-      service: target.service,
-      key: target.key,
-      handler: target.handler,
-      payload: Buffer.from(text, 'utf8'),
-      idempotencyKey: idempotencyKey ?? '',
-      replyOn: kind === 'send' ? 'SUBMITTED' : 'OUTPUT',
-      traceparent: traceparentOf(span) || wellFormedTraceparent(headerValue(req.headers.traceparent)),
-    };
-    const res = this.legacy
-      ? await this.legacy.submit(input, signal)
-      : await this.dispatcher.submit(input, signal, span);
-    if (res.result === 'submitted') {
-      return {
-        status: 202,
-        body: { invocationId, status: res.submitted.isNew ? 'Accepted' : 'PreviouslyAccepted' },
-        outcome: 'ok',
-      };
-    }
-    return outputAnswer(res.output);
-  }
-
-  /** The partition of an invocation; waits (bounded by the request's signal) for the first table. */
-  private async partitionOf(invocationId: string, signal: AbortSignal): Promise<number> {
-    for (;;) {
-      signal.throwIfAborted();
-      const p = this.router.partitionOfInvocation(invocationId);
-      if (p !== undefined) return p;
-      await this.router.waitForChange(1000, signal);
-    }
-  }
-}
-
-function outputAnswer(output: w.Output): { status: number; body: unknown; outcome: string } {
-  if (output.success) {
-    const text = output.value.toString('utf8');
-    return { status: 200, body: text === '' ? null : (JSON.parse(text) as unknown), outcome: 'ok' };
-  }
-  return {
-    status: 500,
-    body: { error: output.failure, invocationId: output.invocationId },
-    outcome: 'failed',
-  };
-}
-
-/** A client's traceparent header if it has the W3C form, else '' (never stored as given). */
-function wellFormedTraceparent(v: string | undefined): string {
-  return v !== undefined && v.length <= limits.traceparentCharsMax && TRACEPARENT.test(v) ? v : '';
-}
-const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}(-.*)?$/;
-
-function parseTarget(segments: string[]): { service: string; key: string; handler: string } {
-  if (segments.length > limits.pathSegmentsMax)
-    throw new HttpError(404, 'not_found', `a path has at most ${limits.pathSegmentsMax} segments`);
-  const parts = segments[segments.length - 1] === 'send' ? segments.slice(0, -1) : segments;
-  const service = parts[0];
-  if (service === undefined) throw new HttpError(404, 'not_found', 'no service named');
-  const info = Object.hasOwn(catalogue, service) ? catalogue[service] : undefined;
-  if (!info) throw new HttpError(404, 'not_found', `unknown service "${service}"`);
-  const expected = info.keyed ? 3 : 2;
-  if (parts.length !== expected) {
-    const shape = info.keyed ? `/${service}/{key}/{handler}` : `/${service}/{handler}`;
-    throw new HttpError(404, 'not_found', `${service} is called as ${shape}[/send]`);
-  }
-  const key = info.keyed ? (parts[1] as string) : '';
-  const handler = parts[expected - 1] as string;
-  if (!lookupHandler(service, handler))
-    throw new HttpError(404, 'not_found', `unknown handler "${service}/${handler}"`);
-  return { service, key, handler };
-}
-
-function headerValue(v: string | string[] | undefined): string | undefined {
-  const s = Array.isArray(v) ? v[0] : v;
-  return s === undefined || s === '' ? undefined : s;
-}
-
-function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length'] ?? '0');
-    if (declared > limit) {
-      req.resume();
-      reject(
-        new HttpError(413, 'bad_request', `body over the limit of ${limit} bytes`, { connection: 'close' }),
-      );
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        req.removeAllListeners('data');
-        req.resume();
-        reject(
-          new HttpError(413, 'bad_request', `body over the limit of ${limit} bytes`, { connection: 'close' }),
-        );
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
-function send(res: http.ServerResponse, status: number, body: unknown): void {
-  if (res.headersSent || res.destroyed) return;
-  const text = JSON.stringify(body ?? null);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
 }

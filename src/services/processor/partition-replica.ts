@@ -10,6 +10,10 @@
 // It steps down when it applies a higher epoch, when the table names someone else, or
 // when its lease runs out; stepping down answers every waiting request with
 // LOST_LEADERSHIP at once. Followers answer NOT_LEADER at once.
+//
+// The decisions live in pure modules: leadership.ts (state + event → state + effects) and
+// waiter-table.ts (the waiting requests and their indices). This file carries out their
+// effects: log appends and reads, the invoker, replies, metrics, spans, legacy pushes.
 import type { LogClient } from '../../protocol/grpc.js';
 import { decodeRecord, encodeRecord, type LogRecord } from '../../protocol/records.js';
 import type * as w from '../../protocol/wire.js';
@@ -25,9 +29,10 @@ import { Invoker } from './invoker.js';
 import type { ProcessorMetrics } from './metrics.js';
 import { PartitionStateMachine, type ApplyEffect, type InvocationState } from './state-machine.js';
 import { messageOf } from '../../util/errors.js';
+import { initialLeadership, transition, type LeadershipEvent, type LeadershipState } from './leadership.js';
+import { WaiterTable, type Waiter as TableWaiter } from './waiter-table.js';
 
 export type { Protocol } from '../../protocol/names.js';
-type Role = 'follower' | 'candidate' | 'leader';
 
 export interface ReplicaOptions {
   partition: number;
@@ -51,35 +56,18 @@ export interface ReplicaOptions {
   now?: () => number;
 }
 
-interface Waiter {
-  id: number;
-  requestId: string;
-  invocationId: string;
-  /** Set once the reply is sent. */
-  done: boolean;
-  reply(response: w.SubmitResponse | w.GetOutputResponse): void;
-  /** SUBMITTED waiters resolve on apply of the Invoke; OUTPUT waiters on the End. */
-  wants: 'submitted' | 'output';
-  kind: 'submit' | 'getOutput';
-}
+type Reply = w.SubmitResponse | w.GetOutputResponse;
+type Waiter = TableWaiter<Reply>;
 
 const MAX_WAITERS = 100_000;
 
 export class PartitionReplica {
   private readonly sm: PartitionStateMachine;
-  private role: Role = 'follower';
-  private announcingEpoch = 0;
-  private seenAssignment = false;
-  /** The table epoch a fresh-epoch claim is in flight for (0: none). */
-  private claimingEpoch = 0;
-  private epoch = 0;
+  private lead: LeadershipState = initialLeadership;
   private seq = 0;
   private invoker: Invoker | undefined;
   private readonly abort = new AbortController();
-  private readonly waiters = new Set<Waiter>();
-  private readonly byRequest = new Map<string, Waiter>();
-  private readonly byProposal = new Map<number, Waiter>();
-  private readonly byOutput = new Map<string, Set<Waiter>>();
+  private readonly waiters = new WaiterTable<Reply>();
   private readonly completedAt = new Map<string, number>();
   private nextWaiterId = 1;
   private knownLeader: w.PartitionAssignment | undefined;
@@ -113,14 +101,22 @@ export class PartitionReplica {
   }
 
   async stop(): Promise<void> {
-    this.stepDown('shutdown');
+    this.leadership({ kind: 'shutdown' });
     this.abort.abort(new Error('replica stopped'));
     clearInterval(this.retentionTimer);
     await this.tailLoop;
   }
 
   get isLeader(): boolean {
-    return this.role === 'leader';
+    return this.lead.role === 'leader';
+  }
+
+  private get role(): LeadershipState['role'] {
+    return this.lead.role;
+  }
+
+  private get epoch(): number {
+    return this.lead.epoch;
   }
 
   // ------------------------------------------------------------------ leadership
@@ -128,55 +124,59 @@ export class PartitionReplica {
   /** The controller's current view of this partition. */
   onAssignment(a: w.PartitionAssignment): void {
     this.knownLeader = a;
-    const first = !this.seenAssignment;
-    this.seenAssignment = true;
-    // The table names this node at an epoch that cannot be led (again), so claim a fresh one:
-    // - first table after a restart: that epoch may already hold an announce (and proposals)
-    //   of a previous incarnation in the log;
-    // - an epoch this node led and stepped down from (its lease ran out while the controller
-    //   was unreachable or restarting, and the controller never noticed): nobody leads.
-    const stale = first || (this.role === 'follower' && a.epoch <= this.sm.leaderEpoch);
-    if (a.leaderNode === this.o.node && a.epoch > 0 && stale) {
-      this.claimFreshEpoch(a.epoch);
-      return;
+    this.leadership({
+      kind: 'assignment',
+      leaderNode: a.leaderNode,
+      epoch: a.epoch,
+      appliedLeaderEpoch: this.sm.leaderEpoch,
+    });
+  }
+
+  /** No contact with the controller for longer than the lease. */
+  onLeaseExpired(): void {
+    this.leadership({ kind: 'lease_expired' });
+  }
+
+  /** Feeds one event to the pure transitions (leadership.ts) and carries out the effects. */
+  private leadership(event: LeadershipEvent): void {
+    const step = transition(this.lead, event, this.o.node);
+    this.lead = step.state;
+    for (const effect of step.effects) {
+      switch (effect.kind) {
+        case 'claim_epoch':
+          this.claimFreshEpoch(effect.epoch);
+          break;
+        case 'announce':
+          void this.announce(effect.epoch);
+          break;
+        case 'become_leader':
+          this.becomeLeader(effect.epoch);
+          break;
+        case 'step_down':
+          this.stepDown(effect.why, effect.wasLeader);
+          break;
+      }
     }
-    if (a.leaderNode === this.o.node) {
-      if (a.epoch > this.sm.leaderEpoch && a.epoch > this.announcingEpoch) void this.announce(a.epoch);
-      return;
-    }
-    if (this.role !== 'follower' && (a.leaderNode === '' || a.epoch >= this.epoch)) this.stepDown('revoked');
   }
 
   private claimFreshEpoch(epoch: number): void {
-    if (this.claimingEpoch === epoch) return; // one claim per epoch in flight
-    this.claimingEpoch = epoch;
-    this.o
-      .claimEpoch(epoch)
-      .finally(() => {
-        if (this.claimingEpoch === epoch) this.claimingEpoch = 0;
-      })
-      .catch((err: unknown) => {
+    this.o.claimEpoch(epoch).then(
+      () => this.leadership({ kind: 'claim_settled', epoch, ok: true }),
+      (err: unknown) => {
+        this.leadership({ kind: 'claim_settled', epoch, ok: false });
         this.o.logger.warn('claiming a fresh epoch failed; waiting for the controller', {
           partition: this.o.partition,
           epoch,
           error: err,
         });
-        // Let the next table try again.
-        this.seenAssignment = false;
-      });
+      },
+    );
   }
 
-  /** No contact with the controller for longer than the lease. */
-  onLeaseExpired(): void {
-    if (this.role !== 'follower') this.stepDown('lease_expired');
-  }
-
+  /** Appends AnnounceLeader(epoch) until applied, or until another epoch is wanted. */
   private async announce(epoch: number): Promise<void> {
-    this.announcingEpoch = epoch;
-    if (this.role === 'leader') this.stepDown('new_epoch');
-    this.role = 'candidate';
     const backoff = new Backoff();
-    while (!this.abort.signal.aborted && this.announcingEpoch === epoch && this.sm.leaderEpoch < epoch) {
+    while (!this.abort.signal.aborted && this.lead.announcingEpoch === epoch && this.sm.leaderEpoch < epoch) {
       try {
         await this.append({ type: 'announce_leader', node: this.o.node, epoch });
         return;
@@ -192,8 +192,6 @@ export class PartitionReplica {
   }
 
   private becomeLeader(epoch: number): void {
-    this.role = 'leader';
-    this.epoch = epoch;
     this.seq = 0;
     this.o.metrics.isLeader.set(this.labels, 1);
     this.o.metrics.leadershipChanges.inc({ ...this.labels, transition: 'became_leader' });
@@ -247,9 +245,8 @@ export class PartitionReplica {
       }
   }
 
-  private stepDown(why: string): void {
-    const wasLeader = this.role === 'leader';
-    this.role = 'follower';
+  /** The effect of stepping down (the role is already follower). */
+  private stepDown(why: string, wasLeader: boolean): void {
     this.invoker?.stop();
     this.invoker = undefined;
     if (wasLeader) {
@@ -259,7 +256,7 @@ export class PartitionReplica {
     }
     // Bug switch reply-lost-on-shutdown: a shutdown answers none of the waiting requests.
     if (why === 'shutdown' && this.bugs.has('reply-lost-on-shutdown')) return;
-    for (const waiter of [...this.waiters]) {
+    for (const waiter of this.waiters.waiting()) {
       this.o.metrics.rpcsFailed.inc({ ...this.labels, reason: 'lost_leadership' });
       this.finish(
         waiter,
@@ -384,9 +381,7 @@ export class PartitionReplica {
     switch (effect.kind) {
       case 'announce':
         this.o.metrics.leaderEpoch.set(this.labels, effect.epoch);
-        if (effect.node === this.o.node && effect.epoch === this.announcingEpoch)
-          this.becomeLeader(effect.epoch);
-        else if (this.role !== 'follower') this.stepDown(`epoch ${effect.epoch} announced by ${effect.node}`);
+        this.leadership({ kind: 'announced', node: effect.node, epoch: effect.epoch });
         return;
       case 'dropped': {
         if (effect.reason === 'stale_epoch' || effect.reason === 'duplicate') {
@@ -394,10 +389,9 @@ export class PartitionReplica {
         }
         const proposal = record.type === 'announce_leader' ? undefined : record.proposal;
         const waiter =
-          proposal && proposal.epoch === this.epoch ? this.byProposal.get(proposal.seq) : undefined;
+          proposal && proposal.epoch === this.epoch ? this.waiters.takeProposal(proposal.seq) : undefined;
         if (waiter && effect.reason === 'duplicate' && this.bugs.has('fenced-ack')) {
           // Bug switch fenced-ack: a "duplicate" is answered as if it had been applied before.
-          this.byProposal.delete(proposal!.seq);
           if (waiter.wants === 'submitted' && record.type === 'invoke')
             this.finish(waiter, {
               result: 'submitted',
@@ -431,9 +425,9 @@ export class PartitionReplica {
         });
       }
     }
-    const waiter = proposal && proposal.epoch === this.epoch ? this.byProposal.get(proposal.seq) : undefined;
+    const waiter =
+      proposal && proposal.epoch === this.epoch ? this.waiters.takeProposal(proposal.seq) : undefined;
     if (!waiter) return;
-    this.byProposal.delete(proposal!.seq);
     if (waiter.wants === 'submitted') {
       this.finish(waiter, { result: 'submitted', submitted: { invocationId: inv.invocationId, isNew } });
     } else if (inv.status === 'completed') {
@@ -456,9 +450,8 @@ export class PartitionReplica {
         });
       }
     }
-    const set = this.byOutput.get(inv.invocationId);
+    const set = this.waiters.takeOutput(inv.invocationId);
     if (!set) return;
-    this.byOutput.delete(inv.invocationId);
     for (const waiter of set)
       this.finish(waiter, waiter.kind === 'submit' ? this.submitOutput(inv) : this.outputResponse(inv));
   }
@@ -536,7 +529,7 @@ export class PartitionReplica {
       signal,
       (waiter) => {
         const proposal = this.nextProposal();
-        this.byProposal.set(proposal.seq, waiter);
+        this.waiters.awaitProposal(proposal.seq, waiter);
         const record: LogRecord = {
           type: 'invoke',
           proposal,
@@ -551,7 +544,7 @@ export class PartitionReplica {
         const traceparent = traceparentOf(span) || req.traceparent;
         if (traceparent !== '') record.traceparent = traceparent;
         this.propose(record, span).catch((err: unknown) => {
-          if (this.byProposal.get(proposal.seq) === waiter) this.byProposal.delete(proposal.seq);
+          this.waiters.dropProposal(proposal.seq, waiter);
           this.finish(waiter, this.error('INTERNAL', `append failed: ${messageOf(err)}`));
         });
       },
@@ -602,30 +595,23 @@ export class PartitionReplica {
         wants,
         kind,
         done: false,
+        proposalSeq: undefined,
         reply: resolve,
       };
-      this.waiters.add(waiter);
+      const prev = this.waiters.add(waiter);
       // The ingress went away (connection closed, call cancelled): stop holding its slot.
       signal?.addEventListener('abort', () => this.finish(waiter, this.error('INTERNAL', 'cancelled')), {
         once: true,
       });
-      const prev = requestId !== '' ? this.byRequest.get(requestId) : undefined;
-      if (requestId !== '') this.byRequest.set(requestId, waiter);
       this.o.metrics.pendingRpcs.set(this.labels, this.waiters.size);
-      if (prev && !prev.done) {
+      if (prev) {
         // A resend of a request still in flight takes over its reply slot; nothing is proposed again.
-        this.takeOver(prev, waiter);
+        this.waiters.takeOver(prev, waiter);
         this.finish(prev, this.error('INTERNAL', 'superseded by a resend of the same request'));
         return;
       }
       arm(waiter);
     });
-  }
-
-  private takeOver(prev: Waiter, next: Waiter): void {
-    for (const [seq, w2] of this.byProposal) if (w2 === prev) this.byProposal.set(seq, next);
-    const set = this.byOutput.get(prev.invocationId);
-    if (set?.delete(prev)) set.add(next);
   }
 
   private submitOutput(inv: InvocationState): w.SubmitResponse {
@@ -644,20 +630,11 @@ export class PartitionReplica {
   }
 
   private waitForOutput(waiter: Waiter): void {
-    if (waiter.done) return;
-    let set = this.byOutput.get(waiter.invocationId);
-    if (!set) this.byOutput.set(waiter.invocationId, (set = new Set()));
-    set.add(waiter);
+    this.waiters.awaitOutput(waiter);
   }
 
-  private finish(waiter: Waiter, response: w.SubmitResponse | w.GetOutputResponse): void {
-    if (waiter.done) return;
-    waiter.done = true;
-    this.waiters.delete(waiter);
-    if (this.byRequest.get(waiter.requestId) === waiter) this.byRequest.delete(waiter.requestId);
-    const set = this.byOutput.get(waiter.invocationId);
-    if (set?.delete(waiter) && set.size === 0) this.byOutput.delete(waiter.invocationId);
-    for (const [seq, w2] of this.byProposal) if (w2 === waiter) this.byProposal.delete(seq);
+  private finish(waiter: Waiter, response: Reply): void {
+    if (!this.waiters.remove(waiter)) return;
     this.o.metrics.pendingRpcs.set(this.labels, this.waiters.size);
     waiter.reply(response);
   }
