@@ -104,7 +104,14 @@ export function createApiHandler(
     },
     {
       pattern: /^\/version$/,
-      methods: { GET: () => [200, { version: toxiproxyVersion }] },
+      // 2.12 writes this one by hand (fmt.Sprintf), and toxiproxy-ruby's `Toxiproxy.version`
+      // hands the body to its caller as it is: so the same bytes, space and newline included.
+      methods: {
+        GET: () => [
+          200,
+          new RawBody('application/json;charset=utf-8', `{"version": "${toxiproxyVersion}"}\n`),
+        ],
+      },
     },
     {
       pattern: /^\/proxies\/([^/]+)$/,

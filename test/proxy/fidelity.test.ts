@@ -1,7 +1,8 @@
 // Points where the embedded server once differed from Toxiproxy 2.12.0 (issue 17), each
 // checked as 2.12 behaves, so the file passes against a real server too
 // (LIMBO_TOXIPROXY_URL): the `noop` toxic, listen hostnames resolved before comparing, a
-// proxy without `listen` on every interface, Go's http.Error format, mux's 404 and 405.
+// proxy without `listen` on every interface, Go's http.Error format, mux's 404 and 405,
+// and /version's hand-written body (toxiproxy-ruby returns it to callers as it is).
 // (The bind check is the one piece of limbo's own code here; it passes whatever the server.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -172,4 +173,12 @@ test('an unknown path is "404 page not found"; a wrong method an empty 405', asy
     assert.equal(r.status, 405, `${method} ${path}`);
     assert.equal(r.text, '', `${method} ${path}`);
   }
+});
+
+test('GET /version is the body 2.12 writes by hand: {"version": "…"} and a newline, charset in the type', async () => {
+  const r = await call('GET', '/version');
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.contentType, 'application/json;charset=utf-8');
+  assert.match(r.text, /^\{"version": "[^"]+"\}\n$/);
+  assert.equal(typeof (JSON.parse(r.text) as { version: unknown }).version, 'string');
 });
