@@ -47,7 +47,7 @@ export function createApiHandler(
     {
       pattern: /^\/proxies$/,
       methods: {
-        GET: () => [200, Object.fromEntries(c.all().map((p) => [p.name, proxyJson(p)]))],
+        GET: () => [200, new RawBody('application/json', proxyIndexJson(c))],
         POST: async (_p, body) => {
           const b = await body();
           return ex(async () => [201, proxyJson(await c.create(b))]);
@@ -104,7 +104,14 @@ export function createApiHandler(
     },
     {
       pattern: /^\/version$/,
-      methods: { GET: () => [200, { version: toxiproxyVersion }] },
+      // 2.12 writes this one by hand (fmt.Sprintf), and toxiproxy-ruby's `Toxiproxy.version`
+      // hands the body to its caller as it is: so the same bytes, space and newline included.
+      methods: {
+        GET: () => [
+          200,
+          new RawBody('application/json;charset=utf-8', `{"version": "${toxiproxyVersion}"}\n`),
+        ],
+      },
     },
     {
       pattern: /^\/proxies\/([^/]+)$/,
@@ -200,6 +207,18 @@ export function createApiHandler(
 }
 
 /** Go's http.Error: plain text, no sniffing, the message and a newline. */
+/**
+ * GET /proxies as Go's json.Marshal writes a map: keys in byte order (UTF-8, sort.Strings).
+ * Written by hand because a JS object puts integer-like keys ("9" before "10") first, and
+ * clients iterate in this order (toxiproxy-ruby's `Toxiproxy.all`, the Python and node
+ * clients' proxy maps).
+ */
+function proxyIndexJson(c: ProxyCollection): string {
+  const proxies = c.all().map((p) => ({ key: Buffer.from(p.name, 'utf8'), p }));
+  proxies.sort((a, b) => Buffer.compare(a.key, b.key));
+  return `{${proxies.map(({ p }) => `${JSON.stringify(p.name)}:${JSON.stringify(proxyJson(p))}`).join(',')}}`;
+}
+
 function httpError(res: http.ServerResponse, status: number, message: string): void {
   res.writeHead(status, {
     'content-type': 'text/plain; charset=utf-8',

@@ -1,7 +1,9 @@
 // Points where the embedded server once differed from Toxiproxy 2.12.0 (issue 17), each
 // checked as 2.12 behaves, so the file passes against a real server too
 // (LIMBO_TOXIPROXY_URL): the `noop` toxic, listen hostnames resolved before comparing, a
-// proxy without `listen` on every interface, Go's http.Error format, mux's 404 and 405.
+// proxy without `listen` on every interface, Go's http.Error format, mux's 404 and 405,
+// /version's hand-written body (toxiproxy-ruby returns it to callers as it is), and
+// GET /proxies keyed in Go's map order (sorted bytes), the order clients iterate in.
 // (The bind check is the one piece of limbo's own code here; it passes whatever the server.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -171,5 +173,40 @@ test('an unknown path is "404 page not found"; a wrong method an empty 405', asy
     const r = await call(method, path);
     assert.equal(r.status, 405, `${method} ${path}`);
     assert.equal(r.text, '', `${method} ${path}`);
+  }
+});
+
+test('GET /version is the body 2.12 writes by hand: {"version": "…"} and a newline, charset in the type', async () => {
+  const r = await call('GET', '/version');
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.contentType, 'application/json;charset=utf-8');
+  assert.match(r.text, /^\{"version": "[^"]+"\}\n$/);
+  assert.equal(typeof (JSON.parse(r.text) as { version: unknown }).version, 'string');
+});
+
+test('GET /proxies lists its keys as Go marshals a map: sorted by bytes, "10" before "9"', async () => {
+  const base = uniqueName('ord');
+  // Created out of order; the integer-like names are the ones a JS object would put first.
+  const names = [`${base}-zeta`, '9', `${base}-Alpha`, '10', `${base}-alpha`, `${base}-é`];
+  const created: string[] = [];
+  try {
+    for (const name of names) {
+      const r = await call('POST', '/proxies', { name, listen: '127.0.0.1:0', upstream: fx.echo.address });
+      assert.equal(r.status, 201, r.text);
+      created.push(name);
+    }
+    const r = await call('GET', '/proxies');
+    assert.equal(r.status, 200, r.text);
+    // The keys in the order of the raw text (JSON.parse would put integer-like ones first):
+    // each top-level value is a proxy object, and its JSON starts with its name.
+    const inText = [...r.text.matchAll(/"((?:[^"\\]|\\.)*)":\{"name":/g)].map(
+      (m) => JSON.parse(`"${m[1]}"`) as string,
+    );
+    for (const name of names) assert.ok(inText.includes(name), `${name} missing from ${r.text}`);
+    const goOrder = inText.slice().sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    assert.deepEqual(inText, goOrder);
+    assert.ok(inText.indexOf('10') < inText.indexOf('9'), inText.join(' '));
+  } finally {
+    for (const name of created) await call('DELETE', `/proxies/${encodeURIComponent(name)}`);
   }
 });
