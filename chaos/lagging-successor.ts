@@ -18,7 +18,10 @@ export default defineSuite({
   name: 'lagging-successor',
   why: 'Leadership moves to a follower that lags: it must never answer for state it has not read.',
   topology: { processors: 3, partitions: 2 },
-  workload: { concurrency: 12, mix: { call: 0.3, send: 0.7 } },
+  // Clients collect a send's result 300 ms after it was accepted (less than the followers' lag):
+  // what the old leader acknowledged just before a transfer is attached to at its successor
+  // while that has not read it yet.
+  workload: { concurrency: 12, mix: { call: 0.3, send: 0.7 }, attachAfterMs: 300 },
   schedule: [
     at('3s', followerLag({ partition: 0, latencyMs: 800 }), { for: '5s' }),
     at('4s', transferLeadership({ partition: 0 }), { for: '1s' }),

@@ -11,6 +11,7 @@ import { startClientSpan, type ClientSpan } from './client-span.js';
 import type { Completion, HistoryRecorder } from './history.js';
 import { HttpClientError, type HttpAnswer, type HttpClient } from './http-client.js';
 import { messageOf } from '../util/errors.js';
+import { sleep } from '../util/backoff.js';
 
 export interface OpContext {
   http: HttpClient;
@@ -28,6 +29,8 @@ export interface OpContext {
   api?: ClientApi;
   /** Exports one client span per op (service `client`), the root of the op's trace. */
   tracer?: Tracer;
+  /** send: wait this long after the send was accepted before attaching (bounded by the abort). */
+  attachAfterMs?: number;
 }
 
 export { REFERENCE_INVOCATION_ID_HEADER as INVOCATION_ID_HEADER } from './client-api.js';
@@ -198,6 +201,8 @@ export async function sendOp(ctx: OpContext): Promise<Completion> {
         error: { code: 'bad_response', message: 'the send was accepted without an invocation id' },
       };
     else {
+      if (ctx.attachAfterMs !== undefined && ctx.attachAfterMs > 0)
+        await sleep(ctx.attachAfterMs, ctx.signal).catch(() => undefined);
       const attach = httpRequestOf(api, { op: 'attach', target: c, body: undefined, invocationId });
       const attached = classify(
         await ctx.http.request(ctx.baseUrl + attach.path, {

@@ -29,6 +29,11 @@ export interface WorkloadSpec {
   thinkMs?: number;
   /** Cap on ops started per second across all clients (closed or open loop); none by default. */
   maxRatePerSec?: number;
+  /**
+   * A send's client attaches to its invocation this long after the send was accepted (default
+   * at once): fire now, collect the result later, so attaches meet what changed in between.
+   */
+  attachAfterMs?: number;
 }
 
 export interface WorkloadOptions extends WorkloadSpec {
@@ -83,6 +88,7 @@ export function startWorkload(options: WorkloadOptions): StartedWorkload {
       signal: abort.signal,
       ...(options.api !== undefined ? { api: options.api } : {}),
       ...(options.tracer !== undefined ? { tracer: options.tracer } : {}),
+      ...(options.attachAfterMs !== undefined ? { attachAfterMs: options.attachAfterMs } : {}),
     };
   };
   // The rate cap: each op start takes the next slot, 1000/maxRatePerSec ms after the previous.

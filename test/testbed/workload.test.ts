@@ -4,12 +4,14 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import net from 'node:net';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createClock } from '../../src/util/clock.js';
 import { createRandom } from '../../src/util/random.js';
 import { createHistoryRecorder } from '../../src/workload/history.js';
 import { startWorkload } from '../../src/workload/workload.js';
 import { createHttpClient } from '../../src/workload/http-client.js';
-import { callOp, counterAddOp, type OpContext } from '../../src/workload/ops.js';
+import { callOp, counterAddOp, sendOp, type OpContext } from '../../src/workload/ops.js';
 import { exactlyOnce, idempotentRetriesAgree, noClientLeftHanging } from '../../src/checkers/index.js';
 import type { RunData } from '../../src/run-data/run-data.js';
 import { startToyIngress } from './toy-ingress.js';
@@ -176,4 +178,69 @@ test('stopping with ops in flight leaves them open (hung) and closes their socke
   const r = noClientLeftHanging().check(runDataOf(history.ops, 1e9));
   assert.equal(r.verdict, 'fail');
   assert.equal(r.evidence.invocationIds?.length, 3);
+});
+
+test('attachAfterMs: a send is attached to that long after it was accepted, and at once without it', async (t) => {
+  const seen: { path: string; atMs: number }[] = [];
+  const server = http.createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    seen.push({ path, atMs: performance.now() });
+    req.resume();
+    req.on('end', () => {
+      const attach = /^\/invocations\/([^/]+)\/attach$/.exec(path);
+      const id = attach ? decodeURIComponent(attach[1]!) : 'inv_attach_after';
+      res.writeHead(attach ? 200 : 202, { 'content-type': 'application/json', 'x-limbo-invocation-id': id });
+      res.end(JSON.stringify(attach ? { ok: true } : { invocationId: id, status: 'Accepted' }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.after(() => server.close());
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const http2 = createHttpClient({ maxSockets: 4 });
+  t.after(() => http2.close());
+  const history = createHistoryRecorder(createClock());
+  let n = 0;
+  const gapOf = async (attachAfterMs?: number): Promise<number> => {
+    seen.length = 0;
+    const c = await sendOp({
+      http: http2,
+      history,
+      random: createRandom(3),
+      process: 0,
+      baseUrl: url,
+      opTimeoutMs: 5000,
+      counterKeys: ['a'],
+      nextKey: () => `s${n++}`,
+      ...(attachAfterMs !== undefined ? { attachAfterMs } : {}),
+    });
+    assert.equal(c.type, 'ok');
+    const send = seen.find((s) => s.path.endsWith('/send'));
+    const attach = seen.find((s) => s.path.endsWith('/attach'));
+    assert.ok(send && attach, `both requests reached the server: ${seen.map((s) => s.path).join(', ')}`);
+    return attach.atMs - send.atMs;
+  };
+  const later = await gapOf(400);
+  assert.ok(later >= 395, `attached ${later.toFixed(0)} ms after the send`);
+  const atOnce = await gapOf();
+  assert.ok(atOnce < later, `without it the attach follows at once (${atOnce.toFixed(0)} ms)`);
+  // An abort during the wait ends the op instead of keeping it waiting.
+  const abort = new AbortController();
+  const pending = sendOp({
+    http: http2,
+    history,
+    random: createRandom(4),
+    process: 0,
+    baseUrl: url,
+    opTimeoutMs: 5000,
+    counterKeys: ['a'],
+    nextKey: () => `s${n++}`,
+    attachAfterMs: 60_000,
+    signal: abort.signal,
+  });
+  await new Promise((r) => setTimeout(r, 200));
+  const t0 = performance.now();
+  abort.abort();
+  const aborted = await pending;
+  assert.ok(performance.now() - t0 < 2000, 'the op ended soon after the abort');
+  assert.notEqual(aborted.type, 'ok');
 });
