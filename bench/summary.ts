@@ -63,6 +63,20 @@ export type GoalName = keyof typeof GOALS;
 
 const measured = new Map<GoalName, { value: number; note?: string }>();
 
+/** The prefix of the line a benchmark's child process reports its figures on. */
+export const GOAL_LINE = 'limbo-bench-goals ';
+
+export function recordedGoals(): Record<string, { value: number; note?: string }> {
+  return Object.fromEntries(measured);
+}
+
+/** Takes in the figures a child reported (JSON from its goals line); unknown names are ignored. */
+export function recordGoalsFrom(json: string): void {
+  const got = JSON.parse(json) as Record<string, { value: number | null; note?: string }>;
+  for (const [name, m] of Object.entries(got))
+    if (name in GOALS) recordGoal(name as GoalName, m.value ?? NaN, m.note);
+}
+
 /** Records a measured figure for the summary (the last one recorded for a goal wins). */
 export function recordGoal(name: GoalName, value: number, note?: string): void {
   measured.set(name, note === undefined ? { value } : { value, note });

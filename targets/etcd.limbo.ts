@@ -162,4 +162,8 @@ export default defineTarget({
     },
     limbo_controller_leader_changes_total: { missing: 'no controller: leadership is raft’s own' },
   },
+  inapplicableChecks: {
+    idempotentRetriesAgree:
+      'etcd has no idempotency keys: a retried put rewrites the same key (the effect counts once) but answers with its own revision',
+  },
 });

@@ -28,8 +28,19 @@ export function runCheckersOn(
   checkers: readonly Checker[],
   run: RunData,
   missingSignals: Readonly<Record<string, string>> = {},
+  inapplicable: Readonly<Record<string, string>> = {},
 ): CheckResult[] {
   return checkers.flatMap((c) => {
+    const notHere = inapplicable[c.name];
+    if (notHere !== undefined)
+      return [
+        {
+          ...result(c.name, 'inconclusive', `skipped on ${run.target}: ${notHere}`, {
+            details: { inapplicable: true },
+          }),
+          skipped: notHere,
+        },
+      ];
     const needs = c.needs ?? [];
     if (needs.length > 0 && needs.every((n) => missingSignals[n] !== undefined)) {
       const why = needs.map((n) => `${n}: ${missingSignals[n]}`).join('; ');

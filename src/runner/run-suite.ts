@@ -304,6 +304,7 @@ async function check(ctx: RunContext): Promise<CheckResult[]> {
     ctx.run,
     ctx.runErrors,
     testbed.profile.missingSignals,
+    testbed.profile.inapplicableChecks,
   );
   await eachObserver(ctx.observers, 'stop', (o) => o.stop(), ctx.log);
   return checks;
@@ -369,11 +370,12 @@ export function checkRun(
   run: RunData,
   runErrors: readonly string[],
   missingSignals?: Readonly<Record<string, string>>,
+  inapplicableChecks?: Readonly<Record<string, string>>,
 ): CheckResult[] {
   const checkers = [...expect];
   if (!checkers.some((c) => c.name === 'faultsHitTraffic') && run.faults.length > 0)
     checkers.push(faultsHitTraffic());
-  const checks = runCheckersOn(checkers, run, missingSignals);
+  const checks = runCheckersOn(checkers, run, missingSignals, inapplicableChecks);
   if (runErrors.length > 0)
     checks.push(
       result('scheduleApplied', 'inconclusive', `${runErrors.length} problem(s) applying the schedule`, {

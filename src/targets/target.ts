@@ -84,6 +84,12 @@ export interface TargetProfile {
    * checkers that need only these are skipped with that reason, never passed or failed.
    */
   readonly missingSignals: Readonly<Record<string, string>>;
+  /**
+   * Checks whose premise this target does not share (check name → why, e.g. a store without
+   * idempotency keys for idempotentRetriesAgree): skipped with that reason wherever a suite or
+   * explore asks for them.
+   */
+  readonly inapplicableChecks: Readonly<Record<string, string>>;
   /** Metrics to keep from its scrapes besides limbo_* and toxiproxy_* (e.g. the server's own). */
   keepMetric(name: string): boolean;
   /** Checks every run on this target gets (e.g. its leadership timeline). */
@@ -111,6 +117,7 @@ export interface TargetShape {
 export const referenceProfile: TargetProfile = {
   clientApi: referenceClientApi,
   missingSignals: {},
+  inapplicableChecks: {},
   keepMetric: () => false,
   extraCheckers: [],
   workloadLimits: {},

@@ -96,6 +96,14 @@ test('a bad declaration names the bad field', () => {
   assert.match(problemsOf(badSignal), /signals\.limbo_made_up: not a limbo signal/);
   assert.match(problemsOf(badSignal), /signals\.limbo_processor_is_leader: must be/);
 
+  const badInapplicable = good();
+  badInapplicable['inapplicableChecks'] = { noSuchCheck: 'x', exactlyOnce: '' };
+  assert.match(problemsOf(badInapplicable), /inapplicableChecks\.noSuchCheck: not a limbo check/);
+  assert.match(problemsOf(badInapplicable), /inapplicableChecks\.exactlyOnce: must be the reason/);
+  const fine = good();
+  fine['inapplicableChecks'] = { idempotentRetriesAgree: 'no idempotency keys' };
+  assert.doesNotThrow(() => validateDeclaration(fine, 'toy.json', { checkCommands: false }));
+
   const badReady = good();
   (badReady['services'] as Record<string, unknown>[])[0]!['ready'] = { http: 'x', tcp: 'y' };
   assert.match(problemsOf(badReady), /ready: exactly one of http, tcp, logLine/);

@@ -10,8 +10,9 @@ function child(onTerm: string) {
   return startProcess({
     name: 'stop-test',
     command: process.execPath,
-    // Stays alive (bounded: 60 s) until a signal ends it.
-    args: ['-e', `${ready} process.on('SIGTERM', () => { ${onTerm} }); setTimeout(() => {}, 60000);`],
+    // The handler goes in before the ready line (the stop may come the moment that is read);
+    // it stays alive (bounded: 60 s) until a signal ends it.
+    args: ['-e', `process.on('SIGTERM', () => { ${onTerm} }); ${ready} setTimeout(() => {}, 60000);`],
     readyTimeoutMs: 10_000,
   });
 }

@@ -45,6 +45,20 @@ test('checkers whose signals restate lacks are skipped with the reason and do no
   );
 });
 
+test('a check the target declares inapplicable is skipped with its reason, whatever the data', () => {
+  const why = 'no idempotency keys: each retry answers with its own revision';
+  const checks = runCheckersOn(
+    [pendingDrains(), noClientLeftHanging()],
+    runWith([]),
+    {},
+    { pendingDrains: why },
+  );
+  assert.equal(checks[0]!.skipped, why);
+  assert.equal(checks[0]!.verdict, 'inconclusive');
+  assert.match(checks[0]!.summary, /skipped on .*: no idempotency keys/);
+  assert.equal(checks[1]!.skipped, undefined, 'the others still run');
+});
+
 test('partitionLeadership: one leader per partition passes; a partition left without one fails with its timeline', () => {
   const healthy = [
     leader(500, '0', 'node-1', 1),

@@ -102,6 +102,12 @@ export interface TargetDeclaration {
   leadership?: LeadershipDeclaration;
   /** Keys: limbo metric names (`limbo_processor_leadership_changes_total`, …). Unlisted ones are missing. */
   signals?: Readonly<Record<string, SignalDeclaration>>;
+  /**
+   * Checks that do not apply to this system's semantics, each with the reason (check name →
+   * why): runs and explore skip them and say why, instead of failing on a premise the system
+   * never made.
+   */
+  inapplicableChecks?: Readonly<Record<string, string>>;
   /** Bound on each service's readiness (default 20 s). */
   readyTimeoutMs?: number;
 }

@@ -86,6 +86,7 @@ export function profileOf(d: DeclaredTarget): TargetProfile {
   return {
     clientApi: clientApiOf(d),
     missingSignals: missingSignalsOf(d),
+    inapplicableChecks: { ...d.inapplicableChecks },
     keepMetric: (name) => keep.has(name),
     extraCheckers: [],
     workloadLimits: d.client.maxRatePerSec !== undefined ? { maxRatePerSec: d.client.maxRatePerSec } : {},

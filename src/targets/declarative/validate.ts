@@ -6,6 +6,7 @@ import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { metricNames, serviceRoles } from '../../protocol/names.js';
 import { UsageError } from '../../util/errors.js';
+import { checkerFactory, checkerNames } from '../../checkers/registry.js';
 import { linkName, type DeclaredTarget, type TargetDeclaration } from './declaration.js';
 import { references } from './template.js';
 
@@ -45,6 +46,7 @@ const TOP_FIELDS = [
   'client',
   'leadership',
   'signals',
+  'inapplicableChecks',
   'readyTimeoutMs',
 ];
 const NAME = /^[A-Za-z0-9_-]+$/;
@@ -202,6 +204,18 @@ export function validateDeclaration(
         else if (typeof v['missing'] === 'string') unknownFields(v, ['missing'], `signals.${k}.`, bad);
         else if (v['native'] === true) unknownFields(v, ['native'], `signals.${k}.`, bad);
         else bad(`signals.${k}`, 'must be { metric: name }, { native: true } or { missing: reason }');
+      }
+  }
+
+  if (x['inapplicableChecks'] !== undefined) {
+    if (!isObj(x['inapplicableChecks']))
+      bad('inapplicableChecks', 'must map check names to the reason they do not apply');
+    else
+      for (const [k, v] of Object.entries(x['inapplicableChecks'])) {
+        if (checkerFactory(k) === undefined)
+          bad(`inapplicableChecks.${k}`, `not a limbo check (known: ${checkerNames().join(', ')})`);
+        if (typeof v !== 'string' || v.trim() === '')
+          bad(`inapplicableChecks.${k}`, 'must be the reason it does not apply (a non-empty string)');
       }
   }
 

@@ -133,6 +133,7 @@ const keptMetrics = new Set(keptRestateMetrics);
 export const restateProfile: TargetProfile = {
   clientApi: restateClientApi,
   missingSignals: restateMissingSignals(),
+  inapplicableChecks: {},
   keepMetric: (name) => keptMetrics.has(name),
   extraCheckers: [partitionLeadership()],
   workloadLimits: { maxRatePerSec: RESTATE_MAX_OPS_PER_SEC },
