@@ -22,12 +22,17 @@ export default defineSuite({
   // what the old leader acknowledged just before a transfer is attached to at its successor
   // while that has not read it yet.
   workload: { concurrency: 12, mix: { call: 0.3, send: 0.7 }, attachAfterMs: 300 },
+  // Three rounds: the followers of the moment lag, then leadership moves to one of them (each
+  // round lags whoever follows then, so every transfer lands on a node that is behind).
   schedule: [
-    at('3s', followerLag({ partition: 0, latencyMs: 800 }), { for: '5s' }),
+    at('3s', followerLag({ partition: 0, latencyMs: 800 }), { for: '2500ms' }),
     at('4s', transferLeadership({ partition: 0 }), { for: '1s' }),
-    at('6s', transferLeadership({ partition: 0 }), { for: '1s' }),
+    at('6s', followerLag({ partition: 0, latencyMs: 800 }), { for: '2500ms' }),
+    at('7s', transferLeadership({ partition: 0 }), { for: '1s' }),
+    at('9s', followerLag({ partition: 0, latencyMs: 800 }), { for: '2500ms' }),
+    at('10s', transferLeadership({ partition: 0 }), { for: '1s' }),
   ],
-  chaos: '10s',
+  chaos: '12s',
   expect: [
     noClientLeftHanging({ withinMsAfterHeal: 6000 }),
     pendingDrains(),

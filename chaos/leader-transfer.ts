@@ -25,7 +25,14 @@ export default defineSuite({
   name: 'leader-transfer',
   why: 'A leader deposed with appends in flight: fenced proposals are never acknowledged, waiters are answered.',
   topology: { processors: 3, partitions: 2 },
-  workload: { concurrency: 12, counterKeys: 8, mix: { call: 0.4, send: 0.3, counterAdd: 0.3 } },
+  // Counter adds hold their key up to 300 ms: every transfer meets keyed invocations mid-run,
+  // which the new leader must resume (never-resumes leaves them holding the key forever).
+  workload: {
+    concurrency: 12,
+    counterKeys: 8,
+    mix: { call: 0.4, send: 0.3, counterAdd: 0.3 },
+    counterHoldMs: 300,
+  },
   schedule: [
     // Before each transfer, the appends of whoever leads partition 0 then are held back 400 ms:
     // less than the 500 ms heartbeat deadline (same link), so it keeps its lease and proposes

@@ -108,7 +108,8 @@ const checks: Record<string, ArgumentCheck> = {
     input === null
       ? undefined
       : (needsObject(input, '{"delta": 1}') ??
-        integerField(input, 'delta', -limits.counterDeltaMax, limits.counterDeltaMax, true)),
+        integerField(input, 'delta', -limits.counterDeltaMax, limits.counterDeltaMax, true) ??
+        integerField(input, 'holdMs', 0, limits.sleepMsMax, true)),
   'Counter/get': () => undefined,
   'Flaky/call': (input) =>
     input === null

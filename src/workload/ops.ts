@@ -31,6 +31,8 @@ export interface OpContext {
   tracer?: Tracer;
   /** send: wait this long after the send was accepted before attaching (bounded by the abort). */
   attachAfterMs?: number;
+  /** counterAdd: the add holds its key for a uniform 0..counterHoldMs ms (absent: no hold). */
+  counterHoldMs?: number;
 }
 
 export { REFERENCE_INVOCATION_ID_HEADER as INVOCATION_ID_HEADER } from './client-api.js';
@@ -230,12 +232,21 @@ export async function sendOp(ctx: OpContext): Promise<Completion> {
 export async function counterAddOp(ctx: OpContext, retries = 1): Promise<Completion> {
   const counterKey = ctx.random.pick(ctx.counterKeys);
   const delta = ctx.random.between(1, 5);
+  const holdMs =
+    ctx.counterHoldMs !== undefined && ctx.counterHoldMs > 0
+      ? ctx.random.between(0, ctx.counterHoldMs)
+      : undefined;
   const key = ctx.nextKey();
   const api = apiOf(ctx);
   const target = { service: 'Counter', key: counterKey, handler: 'add' };
   const id = api.invocationIdFor(target, key);
   const request: OpRequest = {
-    ...httpRequestOf(api, { op: 'counterAdd', target, body: { delta }, idempotencyKey: key }),
+    ...httpRequestOf(api, {
+      op: 'counterAdd',
+      target,
+      body: holdMs !== undefined ? { delta, holdMs } : { delta },
+      idempotencyKey: key,
+    }),
     idempotencyKey: key,
     counterKey,
     delta,

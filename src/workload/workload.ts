@@ -34,6 +34,11 @@ export interface WorkloadSpec {
    * at once): fire now, collect the result later, so attaches meet what changed in between.
    */
   attachAfterMs?: number;
+  /**
+   * Each counter add works up to this long while holding its key (a uniform draw from 0 to it;
+   * default none): at any leadership change some keyed invocations are then mid-run.
+   */
+  counterHoldMs?: number;
 }
 
 export interface WorkloadOptions extends WorkloadSpec {
@@ -89,6 +94,7 @@ export function startWorkload(options: WorkloadOptions): StartedWorkload {
       ...(options.api !== undefined ? { api: options.api } : {}),
       ...(options.tracer !== undefined ? { tracer: options.tracer } : {}),
       ...(options.attachAfterMs !== undefined ? { attachAfterMs: options.attachAfterMs } : {}),
+      ...(options.counterHoldMs !== undefined ? { counterHoldMs: options.counterHoldMs } : {}),
     };
   };
   // The rate cap: each op start takes the next slot, 1000/maxRatePerSec ms after the previous.

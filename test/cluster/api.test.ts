@@ -28,6 +28,22 @@ test('every built-in service answers a call', async () => {
   assert.deepEqual([flaky.status, flaky.body], [200, { attempts: 3 }]);
 });
 
+test('a counter add with holdMs holds its key: the next add on that key waits for it, others do not', async () => {
+  const key = `hold-${Date.now()}`;
+  const t0 = performance.now();
+  const held = call(cluster.url, `/Counter/${key}/add`, { delta: 1, holdMs: 600 });
+  await new Promise((r) => setTimeout(r, 100));
+  const queued = call(cluster.url, `/Counter/${key}/add`, { delta: 10 });
+  const other = await call(cluster.url, `/Counter/${key}-other/add`, { delta: 5 });
+  const otherMs = performance.now() - t0;
+  assert.deepEqual([(await held).body, (await queued).body, other.body], [1, 11, 5]);
+  const queuedMs = performance.now() - t0;
+  assert.ok(queuedMs >= 590, `the add behind the held key ended after the hold (${queuedMs.toFixed(0)} ms)`);
+  assert.ok(otherMs < queuedMs, 'another key was not held up');
+  const bad = await call(cluster.url, `/Counter/${key}/add`, { delta: 1, holdMs: -1 });
+  assert.equal(bad.status, 400);
+});
+
 test('send answers 202 once submitted; attach and output give the result', async () => {
   const sent = await call(cluster.url, '/Sleep/sleep/send', { ms: 300 });
   assert.equal(sent.status, 202);

@@ -81,14 +81,15 @@ export const handlers: Record<string, Handler> = {
     await sleep(ms, ctx.signal);
     return { value: { slept: ms }, stateUpdates: [] };
   },
-  'Counter/add': (ctx) => {
+  'Counter/add': async (ctx) => {
     const delta = numberField(ctx, 'Counter/add', 'delta', 1);
+    // `holdMs`: the add works that long while it holds its key (keyed calls on one key run one
+    // at a time), as an exclusive handler doing real work does.
+    const holdMs = numberField(ctx, 'Counter/add', 'holdMs', 0);
+    if (holdMs > 0) await sleep(holdMs, ctx.signal);
     const current = Number(ctx.getState(counterKey(ctx.key)) ?? '0');
     const next = current + delta;
-    return Promise.resolve({
-      value: next,
-      stateUpdates: [{ key: counterKey(ctx.key), value: String(next) }],
-    });
+    return { value: next, stateUpdates: [{ key: counterKey(ctx.key), value: String(next) }] };
   },
   'Counter/get': (ctx) =>
     Promise.resolve({ value: Number(ctx.getState(counterKey(ctx.key)) ?? '0'), stateUpdates: [] }),
