@@ -30,6 +30,7 @@ test('registry names every built-in checker and builds it with options', () => {
     'exactlyOnce',
     'failoverTimeBounded',
     'faultsHitTraffic',
+    'gracefulStops',
     'idempotentRetriesAgree',
     'keysFreeAfterHeal',
     'latencyRecovers',
