@@ -171,9 +171,8 @@ export async function callOp(
 }
 
 /** A send then an attach, recorded as one op: ok once the attach answers with the output. */
-export async function sendOp(ctx: OpContext): Promise<Completion> {
+export async function sendOp(ctx: OpContext, key = ctx.nextKey()): Promise<Completion> {
   const c = pickCall(ctx.random);
-  const key = ctx.nextKey();
   const api = apiOf(ctx);
   const id = api.invocationIdFor(c, key);
   const request: OpRequest = {
@@ -271,6 +270,18 @@ export function counterGetOp(ctx: OpContext, counterKey: string, final = false):
 }
 
 /** The same call twice with one idempotency key: both recorded, for idempotentRetriesAgree. */
+/**
+ * A send the client repeats with the same idempotency key (it did not see the first 202, or
+ * does not trust it): the same request twice, each attached to; the ingress must answer the
+ * second as the same invocation (Restate's "PreviouslyAccepted") and account for it as any other.
+ */
+export async function sendRetryOp(ctx: OpContext): Promise<Completion> {
+  const key = ctx.nextKey();
+  const first = await sendOp({ ...ctx, random: ctx.random.fork(key) }, key);
+  const again = await sendOp({ ...ctx, random: ctx.random.fork(key) }, key);
+  return again.type === 'ok' ? again : first;
+}
+
 export async function idempotentRetryOp(ctx: OpContext): Promise<Completion> {
   const key = ctx.nextKey();
   const fork = ctx.random.fork(key);

@@ -10,9 +10,18 @@ import type { Random } from '../util/random.js';
 import type { HistoryRecorder } from './history.js';
 import { createHttpClient, type HttpClient } from './http-client.js';
 import type { ClientApi } from './client-api.js';
-import { callOp, counterAddOp, counterGetOp, idempotentRetryOp, sendOp, type OpContext } from './ops.js';
+import {
+  callOp,
+  counterAddOp,
+  counterGetOp,
+  idempotentRetryOp,
+  sendOp,
+  sendRetryOp,
+  type OpContext,
+} from './ops.js';
 
-export type OpMixKind = 'call' | 'send' | 'counterAdd' | 'idempotentRetry';
+/** `sendRetry`: a send the client repeats with the same idempotency key (it never saw the 202). */
+export type OpMixKind = 'call' | 'send' | 'counterAdd' | 'idempotentRetry' | 'sendRetry';
 export type OpMix = Partial<Record<OpMixKind, number>>;
 
 export interface WorkloadSpec {
@@ -64,7 +73,7 @@ export interface StartedWorkload extends AsyncDisposable {
   finalReads(timeoutMs?: number): Promise<void>;
 }
 
-export const defaultMix: Required<OpMix> = { call: 0.5, send: 0.2, counterAdd: 0.2, idempotentRetry: 0.1 };
+export const defaultMix: OpMix = { call: 0.5, send: 0.2, counterAdd: 0.2, idempotentRetry: 0.1 };
 
 export function startWorkload(options: WorkloadOptions): StartedWorkload {
   if (options.baseUrls.length === 0) throw new Error('workload needs at least one ingress URL');
@@ -114,9 +123,11 @@ export function startWorkload(options: WorkloadOptions): StartedWorkload {
         ? sendOp(ctx)
         : kind === 'counterAdd'
           ? counterAddOp(ctx)
-          : kind === 'idempotentRetry'
-            ? idempotentRetryOp(ctx)
-            : callOp(ctx);
+          : kind === 'sendRetry'
+            ? sendRetryOp(ctx)
+            : kind === 'idempotentRetry'
+              ? idempotentRetryOp(ctx)
+              : callOp(ctx);
     running.add(p);
     void p.finally(() => running.delete(p));
     return p;

@@ -11,7 +11,7 @@ import { createRandom } from '../../src/util/random.js';
 import { createHistoryRecorder } from '../../src/workload/history.js';
 import { startWorkload } from '../../src/workload/workload.js';
 import { createHttpClient } from '../../src/workload/http-client.js';
-import { callOp, counterAddOp, sendOp, type OpContext } from '../../src/workload/ops.js';
+import { callOp, counterAddOp, sendOp, sendRetryOp, type OpContext } from '../../src/workload/ops.js';
 import { exactlyOnce, idempotentRetriesAgree, noClientLeftHanging } from '../../src/checkers/index.js';
 import type { RunData } from '../../src/run-data/run-data.js';
 import { startToyIngress } from './toy-ingress.js';
@@ -243,4 +243,34 @@ test('attachAfterMs: a send is attached to that long after it was accepted, and 
   const aborted = await pending;
   assert.ok(performance.now() - t0 < 2000, 'the op ended soon after the abort');
   assert.notEqual(aborted.type, 'ok');
+});
+
+test('sendRetry: the same send twice with one idempotency key, both attached, one invocation', async (t) => {
+  const ingress = await startToyIngress();
+  t.after(() => ingress.stop());
+  const client = createHttpClient();
+  t.after(() => client.close());
+  const history = createHistoryRecorder(createClock());
+  const c = await sendRetryOp({
+    http: client,
+    history,
+    random: createRandom(11),
+    process: 0,
+    baseUrl: ingress.url,
+    opTimeoutMs: 5000,
+    counterKeys: ['a'],
+    nextKey: () => 'retried-send',
+  });
+  assert.equal(c.type, 'ok');
+  const invokes = history.ops.filter((o) => o.type === 'invoke');
+  assert.equal(invokes.length, 2);
+  assert.deepEqual(
+    invokes.map((o) => [o.kind, o.request?.idempotencyKey, o.request?.path]),
+    [
+      ['send', 'retried-send', invokes[0]!.request?.path],
+      ['send', 'retried-send', invokes[0]!.request?.path],
+    ],
+  );
+  const ends = history.ops.filter((o) => o.type !== 'invoke');
+  assert.equal(new Set(ends.map((o) => o.invocationId)).size, 1, 'one invocation for both');
 });
