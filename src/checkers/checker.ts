@@ -32,27 +32,17 @@ export function runCheckersOn(
 ): CheckResult[] {
   return checkers.flatMap((c) => {
     const notHere = inapplicable[c.name];
-    if (notHere !== undefined)
-      return [
-        {
-          ...result(c.name, 'inconclusive', `skipped on ${run.target}: ${notHere}`, {
-            details: { inapplicable: true },
-          }),
-          skipped: notHere,
-        },
-      ];
+    if (notHere !== undefined) return [skipped(c.name, run, notHere, { inapplicable: true })];
     const needs = c.needs ?? [];
-    if (needs.length > 0 && needs.every((n) => missingSignals[n] !== undefined)) {
-      const why = needs.map((n) => `${n}: ${missingSignals[n]}`).join('; ');
-      return [
-        {
-          ...result(c.name, 'inconclusive', `skipped on ${run.target}: ${why}`, { details: { needs } }),
-          skipped: why,
-        },
-      ];
-    }
+    if (needs.length > 0 && needs.every((n) => missingSignals[n] !== undefined))
+      return [skipped(c.name, run, needs.map((n) => `${n}: ${missingSignals[n]}`).join('; '), { needs })];
     return runCheckers([c], run);
   });
+}
+
+/** A check not run on this target, with the reason: inconclusive, and not counted. */
+function skipped(name: string, run: RunData, why: string, details: Record<string, unknown>): CheckResult {
+  return { ...result(name, 'inconclusive', `skipped on ${run.target}: ${why}`, { details }), skipped: why };
 }
 
 /** Runs every checker; a checker that throws is a fail of that check, never of the run. */

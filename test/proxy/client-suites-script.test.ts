@@ -100,6 +100,14 @@ async function standIn(mode: 'pass' | 'fail' | 'silent'): Promise<string> {
   return dir;
 }
 
+/** The script on the node suite only, with a stand-in checkout, its logs under `logs`. */
+async function runStandIn(
+  mode: 'pass' | 'fail' | 'silent',
+  logs: string,
+): Promise<{ code: number | null; output: string }> {
+  return runScript(['--only', 'node', '--node', await standIn(mode), '--logs', path.join(tmp, logs)]);
+}
+
 test('--help exits 0 and names the three checkouts', async () => {
   const r = await runScript(['--help']);
   assert.equal(r.code, 0, r.output);
@@ -126,14 +134,7 @@ test('bad input exits 2 naming the problem, before any server starts', async () 
 });
 
 test('a passing suite: its counts, exit 0, the server stopped after', { skip }, async () => {
-  const r = await runScript([
-    '--only',
-    'node',
-    '--node',
-    await standIn('pass'),
-    '--logs',
-    path.join(tmp, 'l1'),
-  ]);
+  const r = await runStandIn('pass', 'l1');
   assert.equal(r.code, 0, r.output);
   assert.match(r.output, /^node \(.*\): 3 passed, 0 failed, 1 skipped \(exit 0, /m);
   assert.match(r.output, /^client-suites: 3 passed, 0 failed, 1 skipped$/m);
@@ -141,14 +142,7 @@ test('a passing suite: its counts, exit 0, the server stopped after', { skip }, 
 });
 
 test('a failing suite: its counts and its output, exit 1', { skip }, async () => {
-  const r = await runScript([
-    '--only',
-    'node',
-    '--node',
-    await standIn('fail'),
-    '--logs',
-    path.join(tmp, 'l2'),
-  ]);
+  const r = await runStandIn('fail', 'l2');
   assert.equal(r.code, 1, r.output);
   assert.match(r.output, /^node \(.*\): 2 passed, 1 failed, 0 skipped \(exit 1, /m);
   assert.match(r.output, /\| stand-in saw \{"version":\{"version":"2\.12\.0"\},"events":200,"created":201\}/);
@@ -157,14 +151,7 @@ test('a failing suite: its counts and its output, exit 1', { skip }, async () =>
 });
 
 test('a suite that prints no counts fails, even with exit 0', { skip }, async () => {
-  const r = await runScript([
-    '--only',
-    'node',
-    '--node',
-    await standIn('silent'),
-    '--logs',
-    path.join(tmp, 'l3'),
-  ]);
+  const r = await runStandIn('silent', 'l3');
   assert.equal(r.code, 1, r.output);
   assert.match(r.output, /node \(.*\): no counts in its output \(exit 0/);
 });
@@ -173,14 +160,7 @@ test('port 8474 taken: exit 2, and the suite never runs', { skip }, async () => 
   const holder = net.createServer();
   await new Promise<void>((resolve) => holder.listen(port, '127.0.0.1', resolve));
   try {
-    const r = await runScript([
-      '--only',
-      'node',
-      '--node',
-      await standIn('pass'),
-      '--logs',
-      path.join(tmp, 'l4'),
-    ]);
+    const r = await runStandIn('pass', 'l4');
     assert.equal(r.code, 2, r.output);
     assert.match(r.output, /port 8474 is taken/);
     assert.doesNotMatch(r.output, /stand-in saw|passed/);
