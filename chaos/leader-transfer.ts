@@ -58,7 +58,7 @@ export default defineSuite({
     keysFreeAfterHeal(),
     pathCovered({ metric: 'limbo_processor_stale_proposals_dropped_total', what: 'stale proposals fenced' }),
   ],
-  catches: ['fenced-ack', 'never-resumes'],
+  catches: ['fenced-ack', 'never-resumes', 'lost-end-response'],
   timingDependentOn: ['reference:legacy'],
   skipOn: {
     restate:

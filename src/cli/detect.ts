@@ -1,5 +1,5 @@
 // `limbo detect`: detection power of the suites (src/detect/detect.ts). For each bug switch,
-// runs the suites that claim it, prints the table (switch, caught by, seconds, evidence), the
+// runs the suites that claim it (none: a bounded limbo explore), prints the table (switch, caught by, seconds, evidence), the
 // score and the false alarms of the same suites on plain reference; writes detection.json and
 // detection.html. Exit 0 all must-catch switches caught and no false alarm, 1 otherwise, 2 bad usage.
 import { join } from 'node:path';
@@ -20,6 +20,13 @@ const options = {
   switches: { type: 'list', description: `bug switches to measure (default: all: ${bugNames.join(', ')})` },
   seed: { type: 'int', min: 0, max: 4294967295, description: 'the seed of every run (default: random)' },
   suites: { type: 'list', description: 'suite files or folders to draw from [default: chaos]' },
+  exploreRuns: {
+    type: 'int',
+    default: 3,
+    min: 0,
+    max: 100,
+    description: 'random schedules limbo explore tries on a switch no suite claims (0: report it missed)',
+  },
   reference: {
     type: 'bool',
     default: true,
@@ -65,6 +72,7 @@ export const detectCommand: Command = {
       outRoot: o.out,
       runtime,
       reference: o.reference,
+      exploreRuns: o.exploreRuns,
       runOptions: prometheus.runOptions,
       onLine: (l) => process.stdout.write(l + '\n'),
       onLog: progress.onLog,

@@ -3,6 +3,7 @@
 // suites on plain `reference`, where every red verdict is a false alarm.
 //
 //   switch ─▶ suites claiming it ─▶ run on reference+bug:<switch> until one fails
+//        │    (none claims it ─▶ a bounded limbo explore: `exploreRuns` random schedules)
 //        └─▶ caught by (suite, check), the evidence line, seconds to the first failing verdict
 //   union of those suites ─▶ run on reference ─▶ false alarms
 //   ─▶ DetectionReport ─▶ detection.json + detection.html
@@ -11,7 +12,10 @@ import { join } from 'node:path';
 import type { CheckResult } from '../checkers/checker.js';
 import { escapeHtml } from '../report/html-escape.js';
 import type { VerdictFile } from '../run-data/verdict.js';
+import { explore } from '../explore/explore.js';
+import { exploreFaultKinds } from '../explore/plan.js';
 import type { LoadedSuite } from '../runner/load-suites.js';
+import { writeSeedFile } from '../runner/seed-file.js';
 import { runSuite, type Progress, type RunSuiteOptions } from '../runner/run-suite.js';
 import { skipReasonFor } from '../runner/suite.js';
 import { createCleanup } from '../runtime/cleanup.js';
@@ -28,6 +32,11 @@ export interface DetectOptions {
   runOptions?: Pick<RunSuiteOptions, 'prometheus' | 'noPrometheusReason'>;
   /** Also run the suites on plain reference (false alarms); default true. */
   reference?: boolean;
+  /**
+   * Random schedules `limbo explore` tries on a switch no suite claims (default 3; 0: none,
+   * the switch is reported missed). Failing schedules are saved under `<outRoot>/detect-seeds`.
+   */
+  exploreRuns?: number;
   onLine?: (line: string) => void;
   onLog?: (line: string) => void;
   onProgress?: (p: Progress) => void;
@@ -91,6 +100,11 @@ export async function runDetection(o: DetectOptions): Promise<DetectionReport> {
       runs: [],
     };
     let seconds = 0;
+    if (claiming.length === 0 && (o.exploreRuns ?? 3) > 0) {
+      await exploreSwitch(res, target, o, line);
+      results.push(res);
+      continue;
+    }
     for (const s of claiming) {
       used.add(s.file);
       const v = await runOne(s, target, o);
@@ -132,6 +146,67 @@ export async function runDetection(o: DetectOptions): Promise<DetectionReport> {
     reference,
     falseAlarms: reference.filter((r) => r.verdict === 'fail'),
   };
+}
+
+/**
+ * A switch no suite claims: a bounded explore on its target (the explore's own topology,
+ * workload and checks; no shrinking). The first failing schedule catches it.
+ */
+async function exploreSwitch(
+  res: SwitchResult,
+  target: string,
+  o: DetectOptions,
+  line: (l: string) => void,
+): Promise<void> {
+  const runs = o.exploreRuns ?? 3;
+  line(`    no suite claims it: limbo explore, ${runs} random schedule(s)`);
+  let seconds = 0;
+  const found = await explore({
+    targetName: target,
+    seed: o.seed,
+    runs,
+    budgetMs: runs * 120_000,
+    maxFaults: 3,
+    kinds: exploreFaultKinds,
+    chaosMs: 10_000,
+    convergeMs: 8000,
+    shrinkRuns: 0,
+    confirmRuns: 0,
+    write: (l) => line(`    ${l.trimStart()}`),
+    save: (seed) => writeSeedFile(join(o.outRoot, 'detect-seeds'), seed),
+    runOne: async (suite, runSeed) => {
+      const cleanup = createCleanup();
+      const uninstall = cleanup.installSignalHandlers(() => {});
+      try {
+        const r = await runSuite(suite, {
+          target: createTarget(target, o.runtime),
+          seed: runSeed,
+          outRoot: o.outRoot,
+          replay: `npx limbo explore --target ${target} --seed ${o.seed} --runs ${runs}`,
+          cleanup,
+          ...o.runOptions,
+          ...(o.onLog !== undefined ? { onLog: o.onLog } : {}),
+          ...(o.onProgress !== undefined ? { onProgress: o.onProgress } : {}),
+        });
+        o.onRunDone?.();
+        const summary = summarize(r.verdict, r.runDir);
+        res.runs.push(summary);
+        seconds += summary.seconds;
+        const first = r.verdict.checks.find((c) => c.verdict === 'fail' && c.skipped === undefined);
+        if (!res.caught && first !== undefined) {
+          res.caught = true;
+          res.caughtBy = { suite: `explore, schedule seed ${runSeed}`, check: first.name };
+          res.evidence = evidenceLine(first);
+          res.secondsToFail = Math.round(seconds * 10) / 10;
+        }
+        return r;
+      } finally {
+        uninstall();
+        await cleanup.runAll();
+      }
+    },
+  });
+  if (!res.caught) line(`    explore: ${found.runs.length} schedule(s), none failed`);
 }
 
 async function runOne(

@@ -50,8 +50,12 @@ export const bugCatalogue = [
       'push protocol: an End applied while no replica leads pushes no response, and the next leader assumes it was sent',
     source: 'seed report, second comment (InvokerEffectKind::End then leadership lost)',
     effect: 'a call whose End lands during a leadership change is never answered',
-    signal: 'noClientLeftHanging (leader-pause, leader-kill)',
-    mustCatch: false,
+    signal: 'noClientLeftHanging (leader-kill, leader-transfer, leader-pause)',
+    // leader-pause alone met the window only sometimes (passed 1 of 3 seed-7 runs); leader-kill
+    // and leader-transfer (appends held back upstream across two transfers: Ends appended by a
+    // leader that steps down before it applies them) each failed seeds 7, 8 and 9 (1-3 calls
+    // left hanging a run).
+    mustCatch: true,
   },
   {
     name: 'reply-lost-on-shutdown',

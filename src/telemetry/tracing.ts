@@ -11,7 +11,14 @@
 // Context is passed explicitly (parent contexts, W3C traceparent strings in HTTP headers,
 // gRPC requests and log records), so nothing depends on a global context manager, and
 // two instances can share a process. Export failures are logged, never thrown.
-import { ROOT_CONTEXT, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import {
+  isSpanContextValid,
+  ROOT_CONTEXT,
+  trace,
+  type Context,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
 import { setGlobalErrorHandler, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
@@ -35,9 +42,6 @@ export interface Tracing {
 }
 
 const propagator = new W3CTraceContextPropagator();
-const setter = {
-  set: (carrier: Record<string, string>, key: string, value: string) => (carrier[key] = value),
-};
 const getter = {
   get: (carrier: Record<string, string>, key: string) => carrier[key],
   keys: (carrier: Record<string, string>) => Object.keys(carrier),
@@ -140,9 +144,11 @@ export function createTracing(
 
 /** The W3C traceparent of a span ('' when the span is not recording / not sampled). */
 export function traceparentOf(span: Span): string {
-  const carrier: Record<string, string> = {};
-  propagator.inject(trace.setSpan(ROOT_CONTEXT, span), carrier, setter);
-  return carrier.traceparent ?? '';
+  // What W3CTraceContextPropagator.inject writes (version 00, no tracestate), without building a
+  // context and a carrier per hop: it runs for every call on every service.
+  const c = span.spanContext();
+  if (!isSpanContextValid(c)) return '';
+  return `00-${c.traceId}-${c.spanId}-${(c.traceFlags & 0xff).toString(16).padStart(2, '0')}`;
 }
 
 /** A parent context from a traceparent string (ROOT_CONTEXT when absent or malformed). */

@@ -1,6 +1,8 @@
 // The run's OTLP receiver accepts what the real OTel exporters send, JSON and protobuf.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { defaultTextMapSetter, ROOT_CONTEXT, trace, TraceFlags, type Span } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { startOtlpReceiver } from '../../src/observe/otlp-receiver.js';
 import {
   contextOf,
@@ -59,4 +61,30 @@ test('without an endpoint tracing is a no-op', async () => {
   assert.equal(traceparentOf(span), '');
   span.end();
   await tracing.shutdown();
+});
+
+test('traceparentOf writes what the W3C propagator injects: sampled, unsampled, invalid', () => {
+  const propagator = new W3CTraceContextPropagator();
+  const injected = (span: Span): string => {
+    const carrier: Record<string, string> = {};
+    propagator.inject(trace.setSpan(ROOT_CONTEXT, span), carrier, defaultTextMapSetter);
+    return carrier.traceparent ?? '';
+  };
+  const spans = [
+    trace.wrapSpanContext({
+      traceId: 'a'.repeat(32),
+      spanId: 'b'.repeat(16),
+      traceFlags: TraceFlags.SAMPLED,
+    }),
+    trace.wrapSpanContext({
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+      spanId: 'b7ad6b7169203331',
+      traceFlags: 0,
+    }),
+    trace.wrapSpanContext({ traceId: '0'.repeat(32), spanId: '0'.repeat(16), traceFlags: 1 }),
+  ];
+  for (const span of spans) assert.equal(traceparentOf(span), injected(span));
+  assert.equal(traceparentOf(spans[0]!), `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01`);
+  assert.equal(traceparentOf(spans[1]!), '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00');
+  assert.equal(traceparentOf(spans[2]!), '');
 });
