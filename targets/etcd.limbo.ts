@@ -92,7 +92,10 @@ const etcdApi: ClientApi = {
 const member = (n: number): ServiceDeclaration => ({
   name: `etcd-${n}`,
   role: 'processor',
+  // Local runtime: Debian's etcd on PATH. Docker runtime: this image, the arguments below as
+  // its command (scripts/docker/etcd-image.sh makes it from the same binary).
   command: 'etcd',
+  image: process.env['LIMBO_ETCD_IMAGE'] ?? 'limbo/etcd:local',
   ports: ['client', 'peer'],
   dataDir: 'keep',
   args: [

@@ -24,18 +24,8 @@ fi
 root=$(mktemp -d "${TMPDIR:-/tmp}/limbo-rootfs.XXXXXX")
 trap 'rm -rf "$root"' EXIT
 
-# Copies a file to the same path under $root, following symlinks (libraries are often links).
-put() { cp -L --parents "$1" "$root/"; }
-
-# A binary and every library its dynamic loader would map (ldd: "name => /path (addr)"
-# and the loader itself as "/lib64/ld-linux-x86-64.so.2 (addr)").
-put_binary() {
-  put "$1"
-  local lib
-  for lib in $(ldd "$1" | grep -o '/[^ ]*' | sort -u); do
-    [[ -e "$lib" ]] && put "$lib"
-  done
-}
+put() { rootfs_put "$root" "$1"; }
+put_binary() { rootfs_put_binary "$root" "$1"; }
 
 log "root filesystem for node $node_version from $node_bin"
 put_binary "$node_bin"

@@ -38,6 +38,7 @@ step "engine up" scripts/docker/engine-up.sh >/dev/null
 step "base image" scripts/docker/base-image.sh
 step "services image" scripts/docker/build-image.sh
 step "prometheus image (from the host binary, for limbo up --runtime docker)" scripts/docker/prometheus-image.sh
+step "etcd image (from the host binary, for the declared etcd target on --runtime docker)" scripts/docker/etcd-image.sh
 step "compile" npx tsc -p tsconfig.json
 step "docker tests" env LIMBO_DOCKER_REQUIRED=1 node --test --test-concurrency=2 --test-timeout=300000 dist/test/docker/*.test.js
 step "chaos suites on --runtime docker, verdicts as local" bash scripts/ci/docker-suites.sh

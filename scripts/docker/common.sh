@@ -33,3 +33,16 @@ engine_answers() {
 
 # The docker client talks to DOCKER_HOST when the caller set one, else to our engine.
 export DOCKER_HOST=${DOCKER_HOST:-unix://$LIMBO_DOCKER_SOCK}
+
+# Root filesystems for `docker import` (no registry here): a file copied to the same path
+# under the root ($1), following symlinks (libraries are often links); a binary with every
+# library its dynamic loader would map (ldd: "name => /path (addr)" and the loader itself).
+rootfs_put() { cp -L --parents "$2" "$1/"; }
+rootfs_put_binary() {
+  local lib
+  rootfs_put "$1" "$2"
+  for lib in $(ldd "$2" | grep -o '/[^ ]*' | sort -u); do
+    [[ -e "$lib" ]] && rootfs_put "$1" "$lib"
+  done
+  return 0
+}

@@ -26,11 +26,7 @@ fi
 
 root=$(mktemp -d "${TMPDIR:-/tmp}/limbo-prom-rootfs.XXXXXX")
 trap 'rm -rf "$root"' EXIT
-put() { cp -L --parents "$1" "$root/"; }
-put "$bin"
-for lib in $(ldd "$bin" | grep -o '/[^ ]*' | sort -u); do
-  [[ -e "$lib" ]] && put "$lib"
-done
+rootfs_put_binary "$root" "$bin"
 mkdir -p "$root/bin" "$root/prometheus" "$root/etc/prometheus" "$root/tmp"
 [[ "$bin" == /bin/prometheus ]] || ln -sf "$bin" "$root/bin/prometheus"
 chmod 1777 "$root/tmp"

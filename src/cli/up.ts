@@ -115,7 +115,13 @@ export const upCommand: Command = {
       } else if (otlpEndpoint === undefined)
         notStarted['traces'] =
           'a trace backend container runs only with --runtime docker; spans go to the built-in receiver';
-      say(`starting ${o.target}: ${o.processors} processors, ${o.partitions} partitions…`);
+      // A declared target has its own services and links; --processors/--partitions shape the reference.
+      const shape = target.shape;
+      say(
+        shape !== undefined
+          ? `starting ${o.target}: ${shape.services.map((s) => `${s.name} (${s.role})`).join(', ')}; ${shape.links.length} proxied links…`
+          : `starting ${o.target}: ${o.processors} processors, ${o.partitions} partitions…`,
+      );
       const testbed = await startTestbed({
         target,
         topology: { processors: o.processors, partitions: o.partitions },
@@ -208,7 +214,7 @@ export const upCommand: Command = {
         `toxiproxy    ${up.toxiproxy.api} (${Object.keys(up.toxiproxy.proxies).length} proxies, ${started.toxiproxyDescription ?? 'Toxiproxy'})`,
       );
       say(
-        `services     ${o.runtime === 'docker' ? 'containers' : 'child processes'} (${started.services.size})`,
+        `services     ${o.runtime === 'docker' ? 'containers' : 'child processes'} (${started.services.size}): ${[...started.services.values()].map((s) => s.name).join(', ')}`,
       );
       say(
         `prometheus   ${prometheusUrl ?? 'not started'}${notStarted['prometheus'] ? ` (${notStarted['prometheus']})` : ''}`,

@@ -19,12 +19,14 @@ import { dockerImages } from './docker-images.js';
 import { startProxyContainer } from './docker-proxy.js';
 import { UsageError } from '../util/errors.js';
 import type { RuntimeService, ServiceRuntime, ServiceSpec } from './service-runtime.js';
+import type { ServiceRole } from '../protocol/names.js';
+import type { ReadyInfo } from '../util/ready.js';
 
 /** Where a service keeps its data inside its container (the image's /tmp is writable by `node`). */
 export const CONTAINER_DATA_ROOT = '/tmp/limbo-data';
 /** Containers start slower than processes (engine calls, a log stream): a floor on the ready wait. */
 const MIN_READY_TIMEOUT_MS = 60_000;
-const STOP_GRACE_MS = 3000;
+export const STOP_GRACE_MS = 3000;
 
 export interface DockerRuntimeOptions {
   /** Labels every container of this runtime (for `removeRunContainers`); default: unique per runtime. */
@@ -82,26 +84,54 @@ function dockerService(
       ? [...spec.args, '--data-dir', `${CONTAINER_DATA_ROOT}/${spec.name}`]
       : [...spec.args];
   const readyTimeoutMs = Math.max(spec.readyTimeoutMs, MIN_READY_TIMEOUT_MS);
+  return containerService(
+    {
+      name: spec.name,
+      role: spec.role,
+      create: () =>
+        startContainerService({
+          name: spec.name,
+          role: spec.role,
+          image,
+          args,
+          env: containerEnv(spec.env),
+          runDir,
+          runId,
+          readyTimeoutMs,
+        }),
+      ...(spec.onReady !== undefined ? { onReady: spec.onReady } : {}),
+    },
+    cleanup,
+  );
+}
+
+export interface ContainerServiceSpec {
+  name: string;
+  role: ServiceRole;
+  /** Creates and starts the container (its first incarnation); later starts restart it. */
+  create: () => Promise<StartedContainer>;
+  /** Before every start (first and later), e.g. wiping a data directory declared fresh. */
+  beforeStart?: () => void;
+  /** After each incarnation is ready; if it throws, that incarnation is killed and start() rejects. */
+  onReady?: (ready: ReadyInfo) => Promise<void>;
+}
+
+/**
+ * A container as a RuntimeService, with the local runtime's semantics: start = create the
+ * first time, the same container started again after (same filesystem), kill = SIGKILL,
+ * pause = docker pause, stop = SIGTERM then SIGKILL after the grace period, then removed
+ * (registered with `cleanup`).
+ */
+export function containerService(spec: ContainerServiceSpec, cleanup: Cleanup): RuntimeService {
   let container: StartedContainer | undefined;
   let starting: Promise<void> | undefined;
   const running = (): boolean => container?.isRunning() ?? false;
 
   const startOnce = async (): Promise<void> => {
+    spec.beforeStart?.();
     let c = container;
-    if (c === undefined) {
-      c = container = await startContainerService({
-        name: spec.name,
-        role: spec.role,
-        image,
-        args,
-        env: containerEnv(spec.env),
-        runDir,
-        runId,
-        readyTimeoutMs,
-      });
-    } else {
-      await c.restart(STOP_GRACE_MS);
-    }
+    if (c === undefined) c = container = await spec.create();
+    else await c.restart(STOP_GRACE_MS);
     try {
       await spec.onReady?.(c.ready);
     } catch (err) {

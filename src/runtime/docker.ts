@@ -47,6 +47,11 @@ export interface ContainerOptions {
   readyLog?: RegExp;
   /** Reads the ready info from a line; default: the `limbo-ready {json}` line. */
   matchReady?: (line: string) => ReadyInfo | undefined;
+  /**
+   * Readiness from outside instead of a log line (an HTTP or TCP probe on the host network):
+   * called after each start, given up (rejected) when the container exits first.
+   */
+  waitReady?: (signal: AbortSignal) => Promise<ReadyInfo>;
   mounts?: readonly { source: string; target: string; readOnly?: boolean }[];
   /** `uid[:gid]` or a user name; default: the image's (non-root for the services image). */
   user?: string;
@@ -215,6 +220,26 @@ export async function startContainer(options: ContainerOptions): Promise<Started
     return inc;
   };
 
+  // With waitReady, testcontainers waits for nothing (host network: no ports bound to wait on)
+  // and the probe decides; else the ready line.
+  const waitStrategy = () =>
+    options.waitReady !== undefined ? tc.Wait.forListeningPorts() : tc.Wait.forLogMessage(readyLog);
+  /** The incarnation's ready info: the probe's, raced against its exit; else the ready line's. */
+  const readyOf = async (inc: Incarnation): Promise<ReadyInfo> => {
+    if (options.waitReady === undefined)
+      return bounded(inc.ready, 5000, `${options.name}: reading the ready line`);
+    const gone = new AbortController();
+    try {
+      return await Promise.race([
+        options.waitReady(gone.signal),
+        inc.exited.then((code): never => {
+          throw new ContainerStartError(`${options.name} exited (${code}) before it was ready`);
+        }),
+      ]);
+    } finally {
+      gone.abort();
+    }
+  };
   const container = new tc.GenericContainer(options.image)
     .withName(containerName)
     .withNetworkMode('host')
@@ -225,7 +250,7 @@ export async function startContainer(options: ContainerOptions): Promise<Started
       [LABEL_SERVICE]: options.name,
     })
     .withEnvironment(options.env ?? {})
-    .withWaitStrategy(tc.Wait.forLogMessage(readyLog))
+    .withWaitStrategy(waitStrategy())
     .withStartupTimeout(readyTimeoutMs)
     .withLogConsumer((stream) => {
       current = follow(stream);
@@ -251,6 +276,7 @@ export async function startContainer(options: ContainerOptions): Promise<Started
     }
   };
 
+  let firstReady: ReadyInfo | undefined;
   try {
     const started = await bounded(
       container.start(),
@@ -259,7 +285,7 @@ export async function startContainer(options: ContainerOptions): Promise<Started
     );
     dockerContainer = client.container.getById(started.getId());
     if (!current) throw new ContainerStartError(`${options.name}: testcontainers gave no log stream`);
-    await bounded(current.ready, 5000, `${options.name}: reading the ready line`);
+    firstReady = await readyOf(current);
   } catch (err) {
     // The log stream of a container that failed to start may still be delivering its last
     // lines: let it (bounded) before removing the container, then report them.
@@ -273,7 +299,7 @@ export async function startContainer(options: ContainerOptions): Promise<Started
     );
   }
   const inner = dockerContainer;
-  let ready = await current.ready;
+  let ready: ReadyInfo = firstReady;
 
   const stopIncarnation = async (graceMs: number): Promise<void> => {
     if (!current?.running) return;
@@ -328,11 +354,11 @@ export async function startContainer(options: ContainerOptions): Promise<Started
         await tc.waitForContainer(
           client,
           inner,
-          tc.Wait.forLogMessage(readyLog).withStartupTimeout(readyTimeoutMs),
+          waitStrategy().withStartupTimeout(readyTimeoutMs),
           new tc.BoundPorts(),
           startedAt,
         );
-        ready = await bounded(current.ready, 5000, `${options.name}: reading the ready line`);
+        ready = await readyOf(current);
       } catch (err) {
         const message = messageOf(err);
         throw new ContainerStartError(

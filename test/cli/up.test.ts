@@ -1,5 +1,6 @@
 // `limbo up` as a user runs it: a child process that starts the topology, writes up.json,
-// serves until SIGTERM, then leaves no service process and no up.json behind.
+// serves until SIGTERM, then leaves no service process and no up.json behind — for the
+// reference cluster and for a declared target (etcd), which says its own services and links.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -8,18 +9,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { limboCommand } from '../../src/runtime/process.js';
 import type { UpFile } from '../../src/cli/up.js';
+import { findCommand } from '../../src/targets/declarative/validate.js';
 import { pidAlive } from '../../src/util/pid-alive.js';
 
-test('limbo up starts a topology, describes it in up.json, and cleans up on SIGTERM', async () => {
+/** Runs `limbo up <args>` until up.json is written, hands it (and the output so far) to `use`, then SIGTERMs it. */
+async function whileUp(
+  args: string[],
+  use: (up: UpFile, output: () => string) => Promise<void>,
+): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'limbo-up-'));
   const cmd = limboCommand();
-  const child = spawn(
-    cmd.command,
-    [...cmd.args, 'up', '--dir', dir, '--processors', '2', '--partitions', '2'],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawn(cmd.command, [...cmd.args, 'up', '--dir', dir, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr.on('data', (c: Buffer) => (output += c.toString()));
@@ -32,32 +34,14 @@ test('limbo up starts a topology, describes it in up.json, and cleans up on SIGT
     }
     assert.ok(existsSync(upFile), `up.json written\n${output}`);
     const up = JSON.parse(readFileSync(upFile, 'utf8')) as UpFile;
-    assert.equal(up.target, 'reference');
-
-    const res = await fetch(`${up.ingressUrls[0]}/Echo/echo`, { method: 'POST', body: '{"up":1}' });
-    assert.equal(res.status, 200);
-    assert.deepEqual(await res.json(), { up: 1 });
-
-    const proxies = (await (await fetch(`${up.toxiproxy.api}/proxies`)).json()) as Record<string, unknown>;
-    for (const link of ['client->ingress', 'ingress->processor-1', 'processor-2->log', 'ingress->log']) {
-      const name = up.toxiproxy.proxies[link];
-      assert.ok(name !== undefined && proxies[name] !== undefined, `proxy for ${link}`);
-    }
-    for (const [name, url] of Object.entries(up.metrics)) {
-      const m = await fetch(url);
-      assert.equal(m.status, 200, name);
-      await m.arrayBuffer();
-    }
-    assert.ok(up.services['log']?.pid, 'service pids listed');
-    if (up.prometheus !== null) {
-      const q = await fetch(`${up.prometheus}/api/v1/query?query=up`);
-      assert.equal(q.status, 200);
-      await q.arrayBuffer();
-    }
+    const upDeadline = Date.now() + 10_000;
+    while (!output.includes('up; Ctrl-C to stop') && Date.now() < upDeadline)
+      await new Promise((r) => setTimeout(r, 100));
+    await use(up, () => output);
     const pids = Object.values(up.services)
       .map((s) => s.pid)
       .filter((p): p is number => p !== null);
-
+    assert.ok(pids.length > 0, 'service pids listed');
     child.kill('SIGTERM');
     const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r('timeout'), 30_000))]);
     assert.equal(code, 0, output);
@@ -67,4 +51,60 @@ test('limbo up starts a topology, describes it in up.json, and cleans up on SIGT
     if (child.exitCode === null) child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+async function proxiesOf(up: UpFile): Promise<Record<string, unknown>> {
+  return (await (await fetch(`${up.toxiproxy.api}/proxies`)).json()) as Record<string, unknown>;
+}
+
+test('limbo up starts a topology, describes it in up.json, and cleans up on SIGTERM', async () => {
+  await whileUp(['--processors', '2', '--partitions', '2'], async (up, output) => {
+    assert.equal(up.target, 'reference');
+    assert.match(output(), /starting reference: 2 processors, 2 partitions/);
+    const res = await fetch(`${up.ingressUrls[0]}/Echo/echo`, { method: 'POST', body: '{"up":1}' });
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { up: 1 });
+
+    const proxies = await proxiesOf(up);
+    for (const link of ['client->ingress', 'ingress->processor-1', 'processor-2->log', 'ingress->log']) {
+      const name = up.toxiproxy.proxies[link];
+      assert.ok(name !== undefined && proxies[name] !== undefined, `proxy for ${link}`);
+    }
+    for (const [name, url] of Object.entries(up.metrics)) {
+      const m = await fetch(url);
+      assert.equal(m.status, 200, name);
+      await m.arrayBuffer();
+    }
+    assert.ok(up.services['log']?.pid, 'the log has a pid');
+    if (up.prometheus !== null) {
+      const q = await fetch(`${up.prometheus}/api/v1/query?query=up`);
+      assert.equal(q.status, 200);
+      await q.arrayBuffer();
+    }
+  });
 });
+
+test(
+  'limbo up --target etcd says the declared services and links, not a reference topology',
+  { skip: findCommand('etcd') === undefined && 'etcd is not installed (apt-get install etcd-server)' },
+  async () => {
+    await whileUp(['--target', 'etcd', '--prometheus', 'off'], async (up, output) => {
+      assert.equal(up.target, 'etcd');
+      assert.match(
+        output(),
+        /starting etcd: etcd-1 \(processor\), etcd-2 \(processor\), etcd-3 \(processor\); 6 proxied links/,
+      );
+      assert.doesNotMatch(output(), /partitions/);
+      assert.match(output(), /services {5}child processes \(3\): etcd-1, etcd-2, etcd-3/);
+      assert.deepEqual(Object.keys(up.services).sort(), ['etcd-1', 'etcd-2', 'etcd-3']);
+      const proxies = await proxiesOf(up);
+      for (const link of ['client->etcd-1', '*->etcd-3'])
+        assert.ok(proxies[up.toxiproxy.proxies[link] ?? ''] !== undefined, `proxy for ${link}`);
+      const put = await fetch(`${up.ingressUrls[0]}/v3/kv/put`, {
+        method: 'POST',
+        body: JSON.stringify({ key: Buffer.from('up').toString('base64'), value: 'MQ==' }),
+      });
+      assert.equal(put.status, 200, await put.text());
+    });
+  },
+);

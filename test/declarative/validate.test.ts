@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadDeclaration, declarationFile } from '../../src/targets/declarative/load.js';
 import { DeclarationError, validateDeclaration } from '../../src/targets/declarative/validate.js';
-import { missingSignalsOf, unsupportedBy } from '../../src/targets/declarative/target.js';
+import { declarativeTarget, missingSignalsOf, unsupportedBy } from '../../src/targets/declarative/target.js';
+import { UsageError } from '../../src/util/errors.js';
 import { scheduleRequirements } from '../../src/faults/selectors.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -209,4 +210,26 @@ test('limbo run --target <bad declaration> exits 2 naming the field; a readiness
   r = limbo('run', 'chaos', '--target', 'nowhere-declared');
   assert.equal(r.status, 2);
   assert.match(r.stderr, /targets\/nowhere-declared\.limbo\.ts/);
+});
+
+test('a runtime a declaration cannot run on is refused naming the services: no image for docker, no command for local', () => {
+  const toy = validateDeclaration(good(), 'toy.json');
+  assert.throws(
+    () => declarativeTarget(toy, { name: 'docker' }),
+    (err: Error) =>
+      err instanceof UsageError && /toy on --runtime docker: svc declare\(s\) no image/.test(err.message),
+  );
+  const imageOnly = good();
+  const svc = (imageOnly['services'] as Record<string, unknown>[])[0]!;
+  delete svc['command'];
+  svc['image'] = 'toy:local';
+  const declared = validateDeclaration(imageOnly, 'toy.json');
+  assert.throws(
+    () => declarativeTarget(declared, { name: 'local' }),
+    (err: Error) =>
+      err instanceof UsageError &&
+      /svc declare\(s\) no command \(an image only: use --runtime docker\)/.test(err.message),
+  );
+  assert.equal(declarativeTarget(declared, { name: 'docker' }).runtime, 'docker');
+  assert.equal(declarativeTarget(toy, { name: 'local' }).runtime, 'local');
 });

@@ -36,7 +36,12 @@ export interface ServiceDeclaration {
   command?: string;
   args?: readonly string[];
   env?: Readonly<Record<string, string>>;
-  /** Docker runtime: the image (declared for later; the declarative target runs locally today). */
+  /**
+   * Docker runtime: the image, run on the host network with `args` as its command (the image's
+   * entrypoint runs them; `command` is for the local runtime), `env` added to limbo's and
+   * OpenTelemetry's variables, `{{dataDir}}` bind-mounted at the same path. The engine must
+   * already have it (no registry is reached).
+   */
   image?: string;
   /** Named ports limbo allocates for it (free, fixed for the run, kept across restarts). */
   ports?: readonly string[];

@@ -11,6 +11,10 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createCleanup, type Cleanup } from '../../runtime/cleanup.js';
 import { createLocalService, type LocalService } from '../../runtime/local.js';
+import { startContainer } from '../../runtime/docker.js';
+import { dockerAvailable, imageExists, LABEL_ROLE } from '../../runtime/docker-engine.js';
+import { containerEnv, containerService } from '../../runtime/docker-runtime.js';
+import type { ServiceHandle } from '../../runtime/service-handle.js';
 import { startProcess } from '../../runtime/process.js';
 import type { RuntimeChoice } from '../../runtime/service-runtime.js';
 import { freePorts } from '../../util/free-ports.js';
@@ -106,28 +110,36 @@ export function declarativeTarget(
 ): Target & {
   unsupported(needs: readonly TargetRequirement[]): string | undefined;
 } {
-  if (runtime.name !== 'local')
+  const missing = d.services.filter((s) => (runtime.name === 'docker' ? s.image : s.command) === undefined);
+  if (missing.length > 0)
     throw new UsageError(
-      `target ${d.name} is declarative, and declarative targets run on the local runtime only today (the services' image fields are not started yet); drop --runtime ${runtime.name}`,
+      runtime.name === 'docker'
+        ? `target ${d.name} on --runtime docker: ${missing.map((s) => s.name).join(', ')} declare(s) no image`
+        : `target ${d.name}: ${missing.map((s) => s.name).join(', ')} declare(s) no command (an image only: use --runtime docker)`,
     );
   return {
     name: d.name,
-    runtime: 'local',
+    runtime: runtime.name,
     profile: profileOf(d),
     unsupported: (needs) => unsupportedBy(d, needs),
     shape: {
       links: d.links.map(linkName),
       services: d.services.map((s) => ({ name: s.name, role: s.role })),
     },
-    start: (_topology, ctx) => startDeclared(d, ctx),
+    start: (_topology, ctx) => startDeclared(d, ctx, runtime),
   };
 }
 
-async function startDeclared(d: DeclaredTarget, ctx: TargetContext): Promise<StartedTarget> {
+async function startDeclared(
+  d: DeclaredTarget,
+  ctx: TargetContext,
+  runtime: RuntimeChoice,
+): Promise<StartedTarget> {
   const cleanup = createCleanup();
   const env = ctx.env ?? process.env;
   const readyMs = ctx.readyTimeoutMs ?? d.readyTimeoutMs ?? DEFAULT_READY_MS;
   try {
+    if (runtime.name === 'docker') await checkImages(d);
     const tp = await openToxiproxy(ctx.toxiproxyUrl, { env });
     cleanup.add('toxiproxy', () => tp.stop());
 
@@ -157,11 +169,14 @@ async function startDeclared(d: DeclaredTarget, ctx: TargetContext): Promise<Sta
       portsOf: (name) => ports.get(name),
       linkAddress: (name) => proxyAddress.get(name),
     });
-    const handles = new Map<string, LocalService>();
+    const handles = new Map<string, DeclaredHandle>();
     /** What each service's readiness waits for, filled in, for messages. */
     const awaited = new Map<string, string>();
     for (const s of d.services) {
-      const svc = declaredService(s, values(s), env, readyMs, ctx.runDir, cleanup);
+      const svc =
+        runtime.name === 'docker'
+          ? containerDeclaredService(s, values(s), env, readyMs, ctx.runDir, cleanup)
+          : declaredService(s, values(s), env, readyMs, ctx.runDir, cleanup);
       handles.set(s.name, svc.handle);
       awaited.set(s.name, svc.awaited);
     }
@@ -212,7 +227,7 @@ async function startDeclared(d: DeclaredTarget, ctx: TargetContext): Promise<Sta
     const stop = (): Promise<void> => cleanup.runAll();
     return {
       name: d.name,
-      runtime: 'local',
+      runtime: runtime.name,
       toxiproxyDescription: tp.description ?? 'Toxiproxy',
       ingressUrls,
       links,
@@ -239,17 +254,14 @@ async function startDeclared(d: DeclaredTarget, ctx: TargetContext): Promise<Sta
   }
 }
 
-function declaredService(
-  s: ServiceDeclaration,
-  v: TemplateValues,
-  env: NodeJS.ProcessEnv,
-  readyTimeoutMs: number,
-  runDir: string,
-  cleanup: Cleanup,
-): { handle: LocalService; awaited: string } {
+/** A declared service as the runner drives it: a child process (local) or a container (docker). */
+type DeclaredHandle = ServiceHandle & { start(): Promise<void> };
+
+/** A service's arguments, environment, metrics URL and readiness with its templates filled in. */
+function filledIn(s: ServiceDeclaration, v: TemplateValues) {
   const args = (s.args ?? []).map((a) => fill(a, v));
-  const ownEnv: NodeJS.ProcessEnv = { ...env };
-  for (const [k, val] of Object.entries(s.env ?? {})) ownEnv[k] = fill(val, v);
+  const env: Record<string, string> = {};
+  for (const [k, val] of Object.entries(s.env ?? {})) env[k] = fill(val, v);
   const metrics = s.metrics === undefined ? undefined : fill(s.metrics, v);
   const ready = s.ready;
   const filled =
@@ -258,13 +270,96 @@ function declaredService(
       : 'tcp' in ready
         ? { tcp: fill(ready.tcp, v) }
         : ready;
+  return { args, env, metrics, ready: filled };
+}
+
+/** Before each start: a fresh data directory is wiped; either kind exists. */
+function prepareDataDir(s: ServiceDeclaration, v: TemplateValues): void {
+  if (s.dataDir === 'fresh') rmSync(v.dataDir, { recursive: true, force: true });
+  mkdirSync(v.dataDir, { recursive: true });
+}
+
+/** Every declared image must be in the engine (there is no registry to pull from). */
+async function checkImages(d: DeclaredTarget): Promise<void> {
+  const engine = await dockerAvailable(10_000);
+  if (!engine.ok) throw new UsageError(`--runtime docker: ${engine.reason.split('\n')[0] ?? engine.reason}`);
+  for (const image of new Set(d.services.map((s) => s.image!)))
+    if (!(await imageExists(engine.client, image, 10_000)))
+      throw new UsageError(
+        `target ${d.name}: the engine has no image ${image} (declared by ${d.services
+          .filter((s) => s.image === image)
+          .map((s) => s.name)
+          .join(', ')}): build, load or import it into this engine first (there is no registry here)`,
+      );
+}
+
+/**
+ * Docker runtime: the service's image on the host network, its filled-in arguments as the
+ * container's command (the image's entrypoint runs them; `command` is the local runtime's),
+ * `{{dataDir}}` bind-mounted at the same path (so templates and restarts work as locally),
+ * readiness by the same wait strategy, probed from the host.
+ */
+function containerDeclaredService(
+  s: ServiceDeclaration,
+  v: TemplateValues,
+  env: NodeJS.ProcessEnv,
+  readyTimeoutMs: number,
+  runDir: string,
+  cleanup: Cleanup,
+): { handle: DeclaredHandle; awaited: string } {
+  const f = filledIn(s, v);
+  const w = waitingFor(
+    f.ready,
+    { role: s.role, node: s.name, addresses: f.metrics !== undefined ? { metrics: f.metrics } : {} },
+    readyTimeoutMs,
+  );
+  const handle = containerService(
+    {
+      name: s.name,
+      role: s.role,
+      beforeStart: () => prepareDataDir(s, v),
+      create: () =>
+        startContainer({
+          name: s.name,
+          image: s.image!,
+          command: f.args,
+          env: { ...containerEnv(env), ...f.env },
+          runDir,
+          readyTimeoutMs,
+          mounts: [{ source: v.dataDir, target: v.dataDir }],
+          labels: { [LABEL_ROLE]: s.role },
+          ...(w.matchReady !== undefined
+            ? {
+                matchReady: w.matchReady,
+                readyLog: new RegExp((f.ready as { logLine: string }).logLine, 'm'),
+              }
+            : {}),
+          ...(w.waitReady !== undefined ? { waitReady: w.waitReady } : {}),
+        }),
+    },
+    cleanup,
+  );
+  return { handle, awaited: w.describe };
+}
+
+function declaredService(
+  s: ServiceDeclaration,
+  v: TemplateValues,
+  env: NodeJS.ProcessEnv,
+  readyTimeoutMs: number,
+  runDir: string,
+  cleanup: Cleanup,
+): { handle: LocalService; awaited: string } {
+  const f = filledIn(s, v);
+  const { args, metrics } = f;
+  const ownEnv: NodeJS.ProcessEnv = { ...env, ...f.env };
+  const filled = f.ready;
   const svc = createLocalService(
     {
       name: s.name,
       role: s.role,
       start: (logFile) => {
-        if (s.dataDir === 'fresh') rmSync(v.dataDir, { recursive: true, force: true });
-        mkdirSync(v.dataDir, { recursive: true });
+        prepareDataDir(s, v);
         const w = waitingFor(
           filled,
           { role: s.role, node: s.name, addresses: metrics !== undefined ? { metrics } : {} },
@@ -328,7 +423,7 @@ const at = (json: unknown, path: string): unknown =>
 /** Who leads now (the partition's leader, or the one group's): each running processor is asked (bounded); the first that says "I" wins. */
 async function leaderNow(
   d: DeclaredTarget,
-  handles: ReadonlyMap<string, LocalService>,
+  handles: ReadonlyMap<string, DeclaredHandle>,
   ports: ReadonlyMap<string, Record<string, number>>,
   partition: number,
 ): Promise<string | undefined> {
