@@ -4,6 +4,7 @@
 // from, so flags and variables mean the same thing everywhere.
 import type { RuntimeChoice, RuntimeName } from '../runtime/service-runtime.js';
 import { checkDockerRuntime } from '../runtime/docker-preflight.js';
+import { isDeclaredTargetName } from '../targets/registry.js';
 
 export const dockerRunOptions = {
   servicesImage: {
@@ -46,14 +47,19 @@ export function dockerSettingsEnv(env: NodeJS.ProcessEnv, o: DockerRunValues): N
   return out;
 }
 
-/** The runtime to start targets on; for docker, checks engine and image first (UsageError → exit 2). */
+/**
+ * The runtime to start targets on; for docker, checks the engine and the services image first
+ * (UsageError → exit 2) — not the services image for a declared target (`targetName`), whose
+ * services run their own images.
+ */
 export async function chooseRuntime(
   name: RuntimeName,
   env: NodeJS.ProcessEnv,
   o: DockerRunValues,
+  targetName?: string,
 ): Promise<RuntimeChoice> {
   if (name === 'local') return { name };
   const settings = dockerSettingsEnv(env, o);
-  await checkDockerRuntime(settings);
+  await checkDockerRuntime(settings, 10_000, targetName === undefined || !isDeclaredTargetName(targetName));
   return { name, env: settings };
 }

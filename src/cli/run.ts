@@ -97,7 +97,7 @@ export const runCommand: Command = {
     if (parsed.positionals.length === 0)
       throw new UsageError('name at least one suite file or folder (e.g. chaos)');
     const o = parsed.options;
-    const target = await resolveTarget(o.target, await chooseRuntime(o.runtime, env, o));
+    const target = await resolveTarget(o.target, await chooseRuntime(o.runtime, env, o, o.target));
     const seed = o.seed ?? randomSeed();
     process.stdout.write(`seed ${seed}\n`);
     const suites = await loadSuites(parsed.positionals);

@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadSuites } from '../runner/load-suites.js';
-import { createTarget } from '../targets/registry.js';
+import { resolveTarget } from '../targets/registry.js';
 import { formatHelp, parseOptions } from '../util/options.js';
 import { randomSeed } from '../util/random.js';
 import { runSoak, soakSeeds, soakTable } from '../runner/soak.js';
@@ -77,8 +77,8 @@ export const soakCommand: Command = {
     const o = parsed.options;
     const paths = parsed.positionals.length > 0 ? parsed.positionals : ['chaos'];
     const suites = await loadSuites(paths);
-    const runtime = await chooseRuntime(o.runtime, env, o);
-    const target = createTarget(o.target, runtime);
+    const runtime = await chooseRuntime(o.runtime, env, o, o.target);
+    const target = await resolveTarget(o.target, runtime);
     const prometheus = runPrometheusChoice(
       o.prometheus,
       suites.map((s) => s.suite),

@@ -88,7 +88,7 @@ export const upCommand: Command = {
     if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument "${parsed.positionals[0]}"`);
     const o = parsed.options;
     const docker = o.runtime === 'docker';
-    const choice: RuntimeChoice = await chooseRuntime(o.runtime, env, o);
+    const choice: RuntimeChoice = await chooseRuntime(o.runtime, env, o, o.target);
     const target = await resolveTarget(o.target, choice);
     if (o.prometheus === 'on' && !docker && !prometheusAvailable())
       throw new UsageError('--prometheus on: no prometheus binary on PATH');

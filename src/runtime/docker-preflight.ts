@@ -8,6 +8,8 @@ import { dockerImages } from './docker-images.js';
 export async function checkDockerRuntime(
   env: NodeJS.ProcessEnv = process.env,
   timeoutMs = 10_000,
+  /** false for a declared target: its services run their own images (it checks them itself). */
+  servicesImage = true,
 ): Promise<void> {
   const engine = await dockerAvailable(timeoutMs);
   if (!engine.ok) {
@@ -20,7 +22,7 @@ export async function checkDockerRuntime(
     );
   }
   const image = dockerImages(env).services;
-  if (!(await imageExists(engine.client, image, timeoutMs)))
+  if (servicesImage && !(await imageExists(engine.client, image, timeoutMs)))
     throw new UsageError(
       `--runtime docker: the engine has no image ${image}\n` +
         '  build it: scripts/docker/base-image.sh && scripts/docker/build-image.sh (or set LIMBO_SERVICES_IMAGE / --services-image)',

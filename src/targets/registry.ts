@@ -58,6 +58,11 @@ export async function resolveTarget(
   return declarativeTarget(await loadDeclaration(file), choice);
 }
 
+/** A name that is neither registered nor a bug target: a declaration (targets/NAME.limbo.ts or a path). */
+export function isDeclaredTargetName(name: string): boolean {
+  return !registry.has(name) && !name.startsWith(BUG_TARGET_PREFIX);
+}
+
 /** The target `reference+bug:<name>[,<name>…]` (bug switches, src/services/bugs.ts), else undefined. */
 export const BUG_TARGET_PREFIX = 'reference+bug:';
 
