@@ -1,21 +1,28 @@
-// The command registry: one entry per `limbo <command>`.
+// The command registry: one entry per `limbo <command>`, each loaded only when it runs (a
+// `limbo serve` process — five of them per topology — loads the serve command and its role only,
+// not the runner, the report and every other command).
 import type { Command } from './command.js';
-import { detectCommand } from './detect.js';
-import { exploreCommand } from './explore.js';
-import { proxyCommand } from './proxy.js';
-import { runCommand } from './run.js';
-import { serveCommand } from './serve.js';
-import { soakCommand } from './soak.js';
-import { traceCommand } from './trace.js';
-import { upCommand } from './up.js';
+import { commandSummaries } from './command-summaries.js';
 
-export const commands: Command[] = [
-  runCommand,
-  upCommand,
-  traceCommand,
-  exploreCommand,
-  detectCommand,
-  soakCommand,
-  proxyCommand,
-  serveCommand,
+export interface CommandEntry {
+  name: keyof typeof commandSummaries;
+  summary: string;
+  load(): Promise<Command>;
+}
+
+const entry = (name: CommandEntry['name'], load: () => Promise<Command>): CommandEntry => ({
+  name,
+  summary: commandSummaries[name],
+  load,
+});
+
+export const commands: CommandEntry[] = [
+  entry('run', async () => (await import('./run.js')).runCommand),
+  entry('up', async () => (await import('./up.js')).upCommand),
+  entry('trace', async () => (await import('./trace.js')).traceCommand),
+  entry('explore', async () => (await import('./explore.js')).exploreCommand),
+  entry('detect', async () => (await import('./detect.js')).detectCommand),
+  entry('soak', async () => (await import('./soak.js')).soakCommand),
+  entry('proxy', async () => (await import('./proxy.js')).proxyCommand),
+  entry('serve', async () => (await import('./serve.js')).serveCommand),
 ];

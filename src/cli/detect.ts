@@ -15,6 +15,7 @@ import { outOption, runtimeOption } from './common-options.js';
 import { chooseRuntime, dockerRunOptions } from './docker-options.js';
 import { progressPrinter } from './progress.js';
 import { runPrometheusChoice } from './run-prometheus-choice.js';
+import { commandSummaries } from './command-summaries.js';
 
 const options = {
   switches: { type: 'list', description: `bug switches to measure (default: all: ${bugNames.join(', ')})` },
@@ -44,7 +45,7 @@ const options = {
 
 export const detectCommand: Command = {
   name: 'detect',
-  summary: 'measure detection power: run each bug switch against the suites that claim it',
+  summary: commandSummaries.detect,
   async run(argv, env) {
     const parsed = parseOptions(options, argv, env);
     if (parsed.help) {

@@ -16,6 +16,7 @@ import { randomSeed } from '../util/random.js';
 import type { Command } from './command.js';
 import { exitCodes } from './command.js';
 import { outOption, targetOption, toxiproxyUrlOption } from './common-options.js';
+import { commandSummaries } from './command-summaries.js';
 
 const allKinds: string[] = [...exploreFaultKinds];
 
@@ -68,7 +69,7 @@ const options = {
 
 export const exploreCommand: Command = {
   name: 'explore',
-  summary: 'search random fault schedules for a failure; save each (shrunk) under seeds/',
+  summary: commandSummaries.explore,
   async run(argv, env) {
     const parsed = parseOptions(options, argv, env);
     if (parsed.help) {

@@ -16,12 +16,13 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(usage());
     return name === undefined ? exitCodes.usage : exitCodes.pass;
   }
-  const command = commands.find((c) => c.name === name);
-  if (!command) {
+  const entry = commands.find((c) => c.name === name);
+  if (!entry) {
     process.stderr.write(`limbo: unknown command "${name}"\n\n${usage()}`);
     return exitCodes.usage;
   }
   try {
+    const command = await entry.load();
     return await command.run(rest, process.env);
   } catch (err) {
     if (err instanceof UsageError) {

@@ -9,6 +9,7 @@ import { createLogger } from '../telemetry/logger.js';
 import { formatHelp, parseOptions, type OptionSpecs } from '../util/options.js';
 import { formatReadyLine } from '../util/ready.js';
 import { UsageError } from '../util/errors.js';
+import { commandSummaries } from './command-summaries.js';
 
 const options = {
   host: {
@@ -41,7 +42,7 @@ const description =
 
 export const proxyCommand: Command = {
   name: 'proxy',
-  summary: 'run the embedded Toxiproxy-compatible server (drop-in for toxiproxy-server)',
+  summary: commandSummaries.proxy,
   async run(argv, env) {
     const parsed = parseOptions(options, argv, env);
     if (parsed.help) {

@@ -82,10 +82,11 @@ export {
   undocumentedVerdicts,
   type DocumentedVerdict,
 } from '../runner/run-suites.js';
+import { commandSummaries } from './command-summaries.js';
 
 export const runCommand: Command = {
   name: 'run',
-  summary: 'run chaos suites against a target and report verdicts',
+  summary: commandSummaries.run,
   async run(argv, env) {
     const parsed = parseOptions(options, argv, env);
     if (parsed.help) {

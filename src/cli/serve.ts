@@ -10,6 +10,7 @@ import { createTracing } from '../telemetry/tracing.js';
 import { formatHelp, parseOptions } from '../util/options.js';
 import { formatReadyLine } from '../util/ready.js';
 import { UsageError } from '../util/errors.js';
+import { commandSummaries } from './command-summaries.js';
 
 function usage(): string {
   const lines = ['usage: limbo serve <role> [options]', '', 'roles:'];
@@ -20,16 +21,17 @@ function usage(): string {
 
 export const serveCommand: Command = {
   name: 'serve',
-  summary: 'run one service of the reference cluster (log, processor, ingress)',
+  summary: commandSummaries.serve,
   async run(argv, env) {
     const [roleName, ...rest] = argv;
     if (roleName === undefined || roleName === '--help' || roleName === '-h') {
       process.stdout.write(usage());
       return roleName === undefined ? exitCodes.usage : exitCodes.pass;
     }
-    const role = roles.find((r) => r.role === roleName);
-    if (!role)
+    const entry = roles.find((r) => r.role === roleName);
+    if (!entry)
       throw new UsageError(`unknown role "${roleName}" (roles: ${roles.map((r) => r.role).join(', ')})`);
+    const role = await entry.load();
     const parsed = parseOptions(role.options, rest, env);
     if (parsed.help) {
       process.stdout.write(formatHelp(`limbo serve ${role.role} [options]`, role.description, role.options));

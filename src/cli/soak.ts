@@ -15,6 +15,7 @@ import { chooseRuntime, dockerRunOptions } from './docker-options.js';
 import { progressPrinter } from './progress.js';
 import { runPrometheusChoice } from './run-prometheus-choice.js';
 import { runtimeOption, targetOption, toxiproxyUrlOption } from './common-options.js';
+import { commandSummaries } from './command-summaries.js';
 
 /** Default seeds: 9 suites × 12 seeds ≈ 30 minutes on this machine (about 15 s a run, measured). */
 export const DEFAULT_SOAK_SEEDS = 12;
@@ -62,7 +63,7 @@ const options = {
 
 export const soakCommand: Command = {
   name: 'soak',
-  summary: 'run every suite for N seeds and check for hangs, lost or duplicated effects and leaks',
+  summary: commandSummaries.soak,
   async run(argv, env) {
     const parsed = parseOptions(options, argv, env);
     if (parsed.help) {

@@ -9,6 +9,7 @@ import { UsageError } from '../util/errors.js';
 import { renderWaterfall, type FaultWindowLike } from '../report/waterfall.js';
 import { readSpansJsonl, type RunSpan as SpanRecord } from '../run-data/spans.js';
 import type { FaultWindow, PhaseTimes } from '../run-data/run-data.js';
+import { commandSummaries } from './command-summaries.js';
 
 const options = {
   run: { type: 'string', default: 'runs/latest', description: 'run directory to read', env: false },
@@ -37,7 +38,7 @@ export function readFaultWindows(runDir: string): FaultWindowLike[] {
 
 export const traceCommand: Command = {
   name: 'trace',
-  summary: "show one invocation's spans as a waterfall",
+  summary: commandSummaries.trace,
   run(argv, env) {
     const parsed = parseOptions(options, argv, env);
     if (parsed.help) {

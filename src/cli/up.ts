@@ -24,6 +24,7 @@ import { UsageError } from '../util/errors.js';
 import { waitForStopSignal } from '../util/signals.js';
 import { runtimeOption, targetOption } from './common-options.js';
 import { alertRulesFile } from './run-prometheus-choice.js';
+import { commandSummaries } from './command-summaries.js';
 
 const options = {
   target: targetOption,
@@ -78,7 +79,7 @@ export interface UpFile {
 
 export const upCommand: Command = {
   name: 'up',
-  summary: 'start a topology and keep it up until Ctrl-C (writes .limbo/up.json)',
+  summary: commandSummaries.up,
   async run(argv, env) {
     const parsed = parseOptions(options, argv, env);
     if (parsed.help) {

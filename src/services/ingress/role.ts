@@ -5,6 +5,7 @@ import { UsageError } from '../../util/errors.js';
 import { bugsOption, parseBugs } from '../bugs.js';
 import { defineRole } from '../service.js';
 import { startIngress } from './ingress.js';
+import { roleDescriptions } from '../role-descriptions.js';
 
 const options = {
   node: { type: 'string', default: 'ingress-1', description: 'node name (unique in the cluster)' },
@@ -73,7 +74,7 @@ const options = {
 
 export const ingressRole = defineRole({
   role: 'ingress',
-  description: 'the HTTP ingress: invocation ids, routing by partition table, resends',
+  description: roleDescriptions.ingress,
   options,
   start(o, ctx) {
     if (o.logAddress === undefined) throw new UsageError('--log-address is required (or LIMBO_LOG_ADDRESS)');

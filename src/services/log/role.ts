@@ -9,10 +9,11 @@ import { defineRole } from '../service.js';
 import { ensureDir } from './ensure-dir.js';
 import { LogServerError } from './errors.js';
 import { logServerDefaults, startLogServer } from './log-server.js';
+import { roleDescriptions } from '../role-descriptions.js';
 
 export const logRole = defineRole({
   role: 'log',
-  description: 'the durable log server with metadata store and cluster controller',
+  description: roleDescriptions.log,
   options: {
     node: { type: 'string', default: 'log', description: 'name of this service instance' },
     host: { type: 'string', default: logServerDefaults.host, description: 'address to listen on' },

@@ -4,6 +4,7 @@ import { UsageError } from '../../util/errors.js';
 import { bugsOption, parseBugs } from '../bugs.js';
 import { defineRole } from '../service.js';
 import { startProcessor } from './processor.js';
+import { roleDescriptions } from '../role-descriptions.js';
 
 const options = {
   node: { type: 'string', default: 'processor-1', description: 'node name (unique in the cluster)' },
@@ -54,7 +55,7 @@ const options = {
 
 export const processorRole = defineRole({
   role: 'processor',
-  description: 'a partition processor node: replicas, leadership, invoker, RPC server for the ingress',
+  description: roleDescriptions.processor,
   options,
   start(o, ctx) {
     if (o.logAddress === undefined) throw new UsageError('--log-address is required (or LIMBO_LOG_ADDRESS)');

@@ -1,0 +1,12 @@
+// One line per `limbo <command>`, for `limbo --help` and each command's own help: kept apart
+// from the commands so the command table can list them without loading every command.
+export const commandSummaries = {
+  run: 'run chaos suites against a target and report verdicts',
+  up: 'start a topology and keep it up until Ctrl-C (writes .limbo/up.json)',
+  trace: "show one invocation's spans as a waterfall",
+  explore: 'search random fault schedules for a failure; save each (shrunk) under seeds/',
+  detect: 'measure detection power: run each bug switch against the suites that claim it',
+  soak: 'run every suite for N seeds and check for hangs, lost or duplicated effects and leaks',
+  proxy: 'run the embedded Toxiproxy-compatible server (drop-in for toxiproxy-server)',
+  serve: 'run one service of the reference cluster (log, processor, ingress)',
+} as const;
