@@ -8,8 +8,8 @@
 import { readFileSync } from 'node:fs';
 import { startOtlpReceiver } from '../src/observe/otlp-receiver.js';
 import { SPAN_LEDGER_PATH } from '../src/telemetry/span-ledger.js';
-import { createTracing, SPAN_LEDGER_ENV, type Tracing } from '../src/telemetry/tracing.js';
-import { silentLogger } from '../src/telemetry/logger.js';
+import { inProcessTracing } from '../src/observe/in-process-tracing.js';
+import { SPAN_LEDGER_ENV, type Tracing } from '../src/telemetry/tracing.js';
 import { startClientSpan } from '../src/workload/client-span.js';
 import { TestCluster } from '../test/helpers/cluster.js';
 import { closedLoop, fmt } from './load.js';
@@ -88,7 +88,8 @@ export async function run(): Promise<void> {
     const b = await measure(otlpOnly);
     otlp.push(b.perSecond);
     cpu.otlp.push(b.cpuMsPerCall);
-    const client = createTracing('client', silentLogger, traced);
+    // As a run's span sink makes it: the client spans go straight into the in-process receiver.
+    const client = inProcessTracing('client', receiver);
     const c = await measure(traced, client);
     on.push(c.perSecond);
     cpu.on.push(c.cpuMsPerCall);

@@ -44,6 +44,12 @@ export interface StartedOtlpReceiver extends AsyncDisposable {
   readonly ledger: { starts: number; ends: number };
   /** Spans the ledger saw start that no OTLP export carried (yet), in start order. */
   unexportedSpans(): LedgerSpanRecord[];
+  /**
+   * In-process delivery for the runner's own tracers (in-process-tracing.ts): ended spans as if
+   * exported over OTLP, and a source of the spans open right now (asked by unexportedSpans).
+   */
+  ingest(spans: SpanRecord[]): void;
+  addOpenSpans(service: string, open: () => LedgerStart[]): void;
   stop(): Promise<void>;
 }
 
@@ -75,14 +81,16 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
   const exported = new Set<string>();
   const ledger = new Map<string, { service: string; start: LedgerStart; end?: LedgerEnd }>();
   let ledgerEnds = 0;
-  const onTraces = (body: Buffer, json: boolean): void => {
-    const batch = json ? decodeJson(body) : decodeProtobuf(body);
+  const openSources: { service: string; open: () => LedgerStart[] }[] = [];
+  const ingest = (batch: SpanRecord[]): void => {
     const room = Math.max(0, maxSpans - spans.length);
     spans.push(...batch.slice(0, room));
     dropped += Math.max(0, batch.length - room);
     for (const s of batch) if (exported.size < 2 * maxLedger) exported.add(s.spanId);
     options.onSpans?.(batch);
   };
+  const onTraces = (body: Buffer, json: boolean): void =>
+    ingest(json ? decodeJson(body) : decodeProtobuf(body));
   const onLedger = (body: Buffer): void => {
     const batch = decodeLedger(body);
     for (const start of batch.starts) {
@@ -154,8 +162,16 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
     get ledger() {
       return { starts: ledger.size, ends: ledgerEnds };
     },
+    ingest,
+    addOpenSpans(service, open) {
+      openSources.push({ service, open });
+    },
     unexportedSpans() {
       const out: LedgerSpanRecord[] = [];
+      for (const src of openSources)
+        for (const start of src.open())
+          if (!exported.has(start.spanId) && !ledger.has(start.spanId))
+            out.push({ ...start, service: src.service, endMs: null, status: { code: 0, message: '' } });
       for (const { service, start, end } of ledger.values()) {
         if (exported.has(start.spanId)) continue;
         out.push({

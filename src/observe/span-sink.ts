@@ -5,7 +5,7 @@
 //
 //   services ──OTLP──▶ receiver ─▶ spans.jsonl        runner ─▶ "fault <name>" spans ─┘
 //   services ──ledger (open spans)──▶ receiver ─▶ run.spans (ended + never ended, marked)
-//   workload ─▶ one "client" span per op ─┘
+//   workload ─▶ one "client" span per op ─┘ (in process: in-process-tracing.ts)
 //
 // The services' open-span ledger (LIMBO_SPAN_LEDGER_ENDPOINT) posts each span's start at once,
 // so the work a killed process had in flight is still known; ended spans still go out as
@@ -18,7 +18,8 @@ import { runFiles } from '../run-data/files.js';
 import type { RunData, RunSpan } from '../run-data/run-data.js';
 import { silentLogger } from '../telemetry/logger.js';
 import { SPAN_LEDGER_PATH } from '../telemetry/span-ledger.js';
-import { createTracing, SPAN_LEDGER_ENV } from '../telemetry/tracing.js';
+import { createTracing, SPAN_LEDGER_ENV, type Tracing } from '../telemetry/tracing.js';
+import { inProcessTracing } from './in-process-tracing.js';
 import type { Observer } from './observer.js';
 import { startOtlpReceiver, type StartedOtlpReceiver } from './otlp-receiver.js';
 import { runSpans } from './run-spans.js';
@@ -98,8 +99,11 @@ export async function startSpanSink(options: SpanSinkOptions): Promise<StartedSp
   delete env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
   // Each service is named after its node (processor-1 …): checks and fault windows read them.
   delete env.OTEL_SERVICE_NAME;
-  const tracing = createTracing('runner', silentLogger, env);
-  const client = createTracing(clientServiceName, silentLogger, env);
+  // The runner's own spans go straight into its receiver when it has one; else over OTLP.
+  const tracerOf = (service: string): Tracing =>
+    receiver !== undefined ? inProcessTracing(service, receiver) : createTracing(service, silentLogger, env);
+  const tracing = tracerOf('runner');
+  const client = tracerOf(clientServiceName);
   const open = new Map<string, Span>();
   let stopped: Promise<void> | undefined;
   return {

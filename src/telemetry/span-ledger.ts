@@ -162,7 +162,8 @@ export class LedgerSpanProcessor implements SpanProcessor {
   }
 }
 
-function startOf(span: Span): LedgerStart {
+/** What the ledger records of a span at its start. */
+export function startOf(span: Span): LedgerStart {
   const attributes: Record<string, string | number | boolean> = {};
   for (const [k, v] of Object.entries(span.attributes)) {
     if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') attributes[k] = v;
@@ -173,7 +174,8 @@ function startOf(span: Span): LedgerStart {
     spanId: span.spanContext().spanId,
     parentSpanId: span.parentSpanContext?.spanId ?? '',
     name: span.name,
-    kind: span.kind,
+    // OTLP's numbering (INTERNAL = 1), as the receiver records exported spans.
+    kind: span.kind + 1,
     startMs: hrTimeToMilliseconds(span.startTime),
     attributes,
   };
