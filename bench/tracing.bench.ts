@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { startOtlpReceiver } from '../src/observe/otlp-receiver.js';
 import { SPAN_LEDGER_PATH } from '../src/telemetry/span-ledger.js';
 import { inProcessTracing } from '../src/observe/in-process-tracing.js';
+import { DEFAULT_BSP_DELAY_MS } from '../src/observe/span-sink.js';
 import { SPAN_LEDGER_ENV, type Tracing } from '../src/telemetry/tracing.js';
 import { startClientSpan } from '../src/workload/client-span.js';
 import { TestCluster } from '../test/helpers/cluster.js';
@@ -73,7 +74,12 @@ export async function run(): Promise<void> {
     maxSpans: 5_000_000,
     onSpans: (s) => (received += s.length),
   });
-  const otlpOnly = { ...plain, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url };
+  // The services' batch delay a run gives them (span-sink.ts).
+  const otlpOnly = {
+    ...plain,
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    OTEL_BSP_SCHEDULE_DELAY: String(DEFAULT_BSP_DELAY_MS),
+  };
   const traced = { ...otlpOnly, [SPAN_LEDGER_ENV]: `${receiver.url}${SPAN_LEDGER_PATH}` };
   // Alternate to spread the machine's noise over every side.
   const off: number[] = [];

@@ -52,8 +52,14 @@ export interface StartedSpanSink {
   stop(): Promise<void>;
 }
 
-/** Longer than the services' batch delay (500 ms) and the ledger's tick (50 ms). */
-const SPAN_SETTLE_MS = 800;
+/**
+ * The services' batch delay (OTEL_BSP_SCHEDULE_DELAY) unless the user set one: at the end of a
+ * run the runner waits it out (plus the ledger's 50 ms tick and the export itself) for the
+ * spans that ended last, so a shorter one ends every run sooner; under load batches fill
+ * before the delay anyway, so it costs a few more small exports only when idle.
+ */
+export const DEFAULT_BSP_DELAY_MS = 200;
+const SETTLE_MARGIN_MS = 300;
 /** Spans kept in memory for the checkers; spans.jsonl has them all. */
 const MAX_RUN_SPANS = 500_000;
 
@@ -90,8 +96,11 @@ export async function startSpanSink(options: SpanSinkOptions): Promise<StartedSp
       await new Promise<void>((resolve) => out.end(() => resolve()));
     };
   } else otlpEndpoint = trace.otlpEndpoint;
+  const bspDelayMs = Number(base.OTEL_BSP_SCHEDULE_DELAY ?? '') || DEFAULT_BSP_DELAY_MS;
+  const settleMs = bspDelayMs + SETTLE_MARGIN_MS;
   const env: NodeJS.ProcessEnv = {
     ...base,
+    OTEL_BSP_SCHEDULE_DELAY: String(bspDelayMs),
     OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint,
     OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
     ...(receiver !== undefined ? { [SPAN_LEDGER_ENV]: `${receiver.url}${SPAN_LEDGER_PATH}` } : {}),
@@ -117,7 +126,7 @@ export async function startSpanSink(options: SpanSinkOptions): Promise<StartedSp
         collected = run;
         if (receiver === undefined) return;
         // Spans ended just now are still in the services' export queues: wait for them (bounded).
-        await new Promise((r) => setTimeout(r, SPAN_SETTLE_MS));
+        await new Promise((r) => setTimeout(r, settleMs));
         run.spans = runSpans(receiver.spans, receiver.unexportedSpans(), run);
         run.spansDropped = receiver.dropped;
       },
