@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import protobuf from 'protobufjs';
 import {
+  LEDGER_STREAM_TYPE,
   SPAN_LEDGER_PATH,
   type LedgerBatch,
   type LedgerEnd,
@@ -91,7 +92,7 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
   };
   const onTraces = (body: Buffer, json: boolean): void =>
     ingest(json ? decodeJson(body) : decodeProtobuf(body));
-  const onLedger = (body: Buffer): void => {
+  const onLedger = (body: Buffer | string): void => {
     const batch = decodeLedger(body);
     for (const start of batch.starts) {
       if (ledger.size >= maxLedger) break;
@@ -111,10 +112,14 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
       res.writeHead(404).end();
       return;
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
     // A client that goes away mid-request is its own problem, never the run's.
     req.on('error', () => {});
+    if (path === SPAN_LEDGER_PATH && String(req.headers['content-type'] ?? '').includes(LEDGER_STREAM_TYPE)) {
+      ledgerStream(req, res);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
     req.on('data', (c: Buffer) => {
       size += c.length;
       if (size <= maxBodyBytes) chunks.push(c);
@@ -141,6 +146,43 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
       }
     });
   });
+  /**
+   * The ledger as a stream (span-ledger.ts): one long request per service, a JSON batch per
+   * line, each applied as it arrives; a bad line (or one over the body bound) ends it with 400.
+   */
+  const ledgerStream = (req: http.IncomingMessage, res: http.ServerResponse): void => {
+    let pending = '';
+    let failed = false;
+    const fail = (message: string): void => {
+      failed = true;
+      rejected++;
+      res
+        .writeHead(400, { 'content-type': 'text/plain', connection: 'close' })
+        .end(`bad ledger payload: ${message}`);
+    };
+    const apply = (line: string): void => {
+      if (line.trim() === '') return;
+      try {
+        onLedger(line);
+      } catch (err) {
+        fail((err as Error).message);
+      }
+    };
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => {
+      if (failed) return;
+      pending += chunk;
+      for (let i = pending.indexOf('\n'); i >= 0 && !failed; i = pending.indexOf('\n')) {
+        apply(pending.slice(0, i));
+        pending = pending.slice(i + 1);
+      }
+      if (!failed && pending.length > maxBodyBytes) fail('a line over the body bound');
+    });
+    req.on('end', () => {
+      if (!failed) apply(pending);
+      if (!failed) res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  };
   await new Promise<void>((resolve) =>
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve),
   );
@@ -267,8 +309,8 @@ export function decodeProtobuf(body: Buffer): SpanRecord[] {
 }
 
 /** A ledger batch, checked field by field (the receiver answers 400 on anything else). */
-export function decodeLedger(body: Buffer): LedgerBatch {
-  const raw = JSON.parse(body.toString('utf8')) as unknown;
+export function decodeLedger(body: Buffer | string): LedgerBatch {
+  const raw = JSON.parse(typeof body === 'string' ? body : body.toString('utf8')) as unknown;
   if (typeof raw !== 'object' || raw === null) throw new Error('not an object');
   const b = raw as Record<string, unknown>;
   if (typeof b.service !== 'string') throw new Error('service must be a string');

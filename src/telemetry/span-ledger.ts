@@ -7,11 +7,14 @@
 // ledger costs next to nothing on short spans. It is extra — ended spans still go out as plain
 // OTLP, so any backend works; only the run's receiver reads the ledger.
 //
-//   span start ─▶ pending ──tick (open still)──▶ POST /v1/ledger {starts}
-//   span end   ─▶ pending? drop (OTLP has it) : POST /v1/ledger {ends}
+//   span start ─▶ pending ──tick (open still)──▶ {starts} ─┐
+//   span end   ─▶ pending? drop (OTLP has it) : {ends} ───┴▶ one line of POST /v1/ledger
 //
+// The posts are one streamed request (NDJSON, a batch per line, renewed every 30 s), not a
+// request per tick: a tick costs a write, not an HTTP exchange on both sides.
 // Bounded: at most `maxPending` spans wait for a tick and `maxPosted` posted spans are
-// remembered; over that, spans are counted as dropped. Posting never throws or blocks a span.
+// remembered, and at most 1 MiB waits to be written; over that, spans are counted as dropped.
+// Posting never throws or blocks a span.
 import http from 'node:http';
 import type { Context } from '@opentelemetry/api';
 import { hrTimeToMilliseconds } from '@opentelemetry/core';
@@ -52,11 +55,16 @@ export interface SpanLedgerOptions {
 }
 
 export const SPAN_LEDGER_PATH = '/v1/ledger';
+/** The content type of the streamed ledger: one LedgerBatch (JSON) per line. */
+export const LEDGER_STREAM_TYPE = 'application/x-ndjson';
+/** A stream is ended and a new one opened this often (no request lives for ever). */
+const STREAM_RENEW_MS = 30_000;
+const MAX_UNWRITTEN_BYTES = 1024 * 1024;
 
 /**
  * The tick. A process killed less than one tick after a span started takes that span with it
  * (measured on leader-kill: the calls that reached the killed leader in its last ~40 ms), so
- * shorter is more complete; every tick with open spans is one small POST per service.
+ * shorter is more complete; every tick with open spans is one line on the service's stream.
  */
 export const DEFAULT_LEDGER_INTERVAL_MS = 50;
 
@@ -65,8 +73,8 @@ export class LedgerSpanProcessor implements SpanProcessor {
   private readonly posted = new Set<string>();
   private ends: LedgerEnd[] = [];
   private readonly timer: NodeJS.Timeout;
-  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  private inFlight: Promise<void> | undefined;
+  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
+  private stream: { req: http.ClientRequest; openedAt: number; answered: Promise<void> } | undefined;
   private closed = false;
   /** Spans the ledger could not keep (bounds) or post (errors): for the bench and tests. */
   dropped = 0;
@@ -96,9 +104,8 @@ export class LedgerSpanProcessor implements SpanProcessor {
     });
   }
 
-  /** Posts what is open and what ended since the last post; one post at a time (bounded). */
+  /** Writes what is open and what ended since the last tick as one line of the stream. */
   flush(): Promise<void> {
-    if (this.inFlight !== undefined) return this.inFlight;
     const starts: LedgerStart[] = [];
     const maxPosted = this.o.maxPosted ?? 50_000;
     for (const [spanId, span] of this.pending) {
@@ -113,14 +120,21 @@ export class LedgerSpanProcessor implements SpanProcessor {
     const ends = this.ends;
     this.ends = [];
     if (starts.length === 0 && ends.length === 0) return Promise.resolve();
-    const body = JSON.stringify({ service: this.o.service, starts, ends } satisfies LedgerBatch);
-    this.inFlight = this.post(body)
-      .catch((err: unknown) => {
-        this.dropped += starts.length;
-        this.o.onError?.(err);
-      })
-      .finally(() => (this.inFlight = undefined));
-    return this.inFlight;
+    const line = JSON.stringify({ service: this.o.service, starts, ends } satisfies LedgerBatch) + '\n';
+    const req = this.openStream();
+    if (req.writableLength > MAX_UNWRITTEN_BYTES) {
+      this.dropped += starts.length;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve) =>
+      req.write(line, (err) => {
+        if (err) {
+          this.dropped += starts.length;
+          this.o.onError?.(err);
+        }
+        resolve();
+      }),
+    );
   }
 
   forceFlush(): Promise<void> {
@@ -131,34 +145,59 @@ export class LedgerSpanProcessor implements SpanProcessor {
   async shutdown(): Promise<void> {
     if (this.closed) return;
     clearInterval(this.timer);
-    await this.inFlight;
     await this.flush();
     this.closed = true;
+    await this.endStream();
     this.agent.destroy();
   }
 
-  private post(body: string): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      const req = http.request(
-        this.o.url,
-        {
-          method: 'POST',
-          agent: this.agent,
-          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-          timeout: 2000,
-        },
-        (res) => {
-          res.resume();
-          res.on('end', () =>
-            (res.statusCode ?? 0) < 300 ? resolve() : reject(new Error(`ledger HTTP ${res.statusCode}`)),
-          );
-          res.on('error', reject);
-        },
-      );
-      req.on('timeout', () => req.destroy(new Error('ledger post timed out')));
-      req.on('error', reject);
-      req.end(body);
+  /** The current stream, renewed when it is old or broken. */
+  private openStream(): http.ClientRequest {
+    const now = Date.now();
+    if (
+      this.stream !== undefined &&
+      !this.stream.req.destroyed &&
+      now - this.stream.openedAt < STREAM_RENEW_MS
+    )
+      return this.stream.req;
+    void this.endStream();
+    const req = http.request(this.o.url, {
+      method: 'POST',
+      agent: this.agent,
+      headers: { 'content-type': LEDGER_STREAM_TYPE },
     });
+    // An open stream must not keep a process alive that has nothing else to do.
+    req.on('socket', (socket) => socket.unref());
+    const answered = new Promise<void>((resolve) => {
+      req.on('response', (res) => {
+        if ((res.statusCode ?? 0) >= 300) this.o.onError?.(new Error(`ledger HTTP ${res.statusCode}`));
+        res.resume();
+        res.on('end', resolve);
+        res.on('error', () => resolve());
+      });
+      req.on('error', (err) => {
+        this.o.onError?.(err);
+        resolve();
+      });
+      req.on('close', () => resolve());
+    });
+    const stream = { req, openedAt: now, answered };
+    void answered.then(() => {
+      if (this.stream === stream) this.stream = undefined;
+    });
+    this.stream = stream;
+    return req;
+  }
+
+  /** Ends the current stream and waits (at most 2 s) for the receiver to have read it all. */
+  private async endStream(): Promise<void> {
+    const s = this.stream;
+    this.stream = undefined;
+    if (s === undefined) return;
+    s.req.end();
+    const timeout = new Promise<void>((resolve) => setTimeout(resolve, 2000).unref());
+    await Promise.race([s.answered, timeout]);
+    s.req.destroy();
   }
 }
 

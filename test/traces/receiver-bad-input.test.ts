@@ -94,3 +94,47 @@ test('malformed OTLP and ledger requests get 400 and never crash the receiver', 
   );
   assert.equal(receiver.ledger.starts, 0);
 });
+
+test('the streamed ledger: each line applied as it comes; a bad line ends the stream with 400, the lines before it stay', async () => {
+  await using receiver = await startOtlpReceiver({ maxBodyBytes: 4096 });
+  const ledger = `${receiver.url}/v1/ledger`;
+  const ndjson = { 'content-type': 'application/x-ndjson' };
+  const start = (spanId: string) => ({
+    traceId: 'a'.repeat(32),
+    spanId,
+    parentSpanId: '',
+    name: 'open',
+    kind: 1,
+    startMs: 1,
+    attributes: { 'limbo.invocation.id': 'inv_1' },
+  });
+  const line = (spanId: string): string =>
+    JSON.stringify({ service: 'svc', starts: [start(spanId)], ends: [] });
+  // Two good lines, split across chunks mid-line, then the end: 200, both applied.
+  const good = `${line('1111111111111111')}\n${line('2222222222222222')}\n`;
+  const chunks = [good.slice(0, 50), good.slice(50, 170), good.slice(170)];
+  const body = new ReadableStream<Uint8Array>({
+    start(c) {
+      for (const x of chunks) c.enqueue(new TextEncoder().encode(x));
+      c.close();
+    },
+  });
+  const ok = await fetch(ledger, { method: 'POST', body, headers: ndjson, duplex: 'half' });
+  await ok.arrayBuffer();
+  assert.equal(ok.status, 200);
+  assert.equal(receiver.ledger.starts, 2);
+  // A good line, a bad one, another good one: 400 naming it; only the first is kept.
+  const mixed = `${line('3333333333333333')}\n{"service": 5}\n${line('4444444444444444')}\n`;
+  assert.equal(await post(ledger, mixed, ndjson), 400);
+  assert.equal(receiver.ledger.starts, 3);
+  // A line longer than the body bound, never ended by a newline: 400.
+  assert.equal(await post(ledger, 'x'.repeat(5000), ndjson), 400);
+  assert.equal(receiver.rejected, 2);
+  assert.deepEqual(
+    receiver
+      .unexportedSpans()
+      .map((s) => s.spanId)
+      .sort(),
+    ['1111111111111111', '2222222222222222', '3333333333333333'],
+  );
+});
