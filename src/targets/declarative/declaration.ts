@@ -72,6 +72,13 @@ export interface ClientDeclaration {
   maxRatePerSec?: number;
 }
 
+/** "I lead" when the value at `jsonPath` (dots) equals the one at `equalsJsonPath` (or `equals`). */
+export interface LeaderWhen {
+  jsonPath: string;
+  equalsJsonPath?: string;
+  equals?: unknown;
+}
+
 /** Who leads: asked of every running `processor` service (each ask bounded to 1.5 s). */
 export type LeadershipDeclaration =
   | {
@@ -80,8 +87,17 @@ export type LeadershipDeclaration =
        * the service whose answer here says "I lead".
        */
       http: { port: string; path: string; method?: string; body?: unknown };
-      /** "I lead" when the value at `jsonPath` equals the one at `equalsJsonPath` (or `equals`). */
-      leaderWhen: { jsonPath: string; equalsJsonPath?: string; equals?: unknown };
+      leaderWhen: LeaderWhen;
+    }
+  | {
+      /**
+       * A command run for each processor, its arguments' templates filled in as that service's
+       * (`{{port:client}}`, `{{name}}` …): it says "I lead" by exiting 0, or — with leaderWhen
+       * — by printing JSON that says so. One group leads everything, as for http.
+       */
+      command: string;
+      args?: readonly string[];
+      leaderWhen?: LeaderWhen;
     }
   | {
       /** The service whose /metrics has this gauge at 1 leads (for the partition, with `partitionLabel`). */

@@ -7,6 +7,7 @@
 //
 //   declaration ─▶ ports ─▶ proxies (links) ─▶ services (waves, ready) ─▶ client probe ─▶ StartedTarget
 //                                                     └─▶ signal bridge (/metrics under limbo names)
+import { execFile } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createCleanup, type Cleanup } from '../../runtime/cleanup.js';
@@ -36,7 +37,13 @@ import {
   type TargetRequirement,
 } from '../target.js';
 import { httpProbe, waitFor } from '../../util/wait.js';
-import { linkName, type DeclaredTarget, type ServiceDeclaration } from './declaration.js';
+import {
+  linkName,
+  type DeclaredTarget,
+  type LeaderWhen,
+  type LeadershipDeclaration,
+  type ServiceDeclaration,
+} from './declaration.js';
 import { startSignalBridge } from './signal-bridge.js';
 import { fill, type TemplateValues } from './template.js';
 import { targetSignals } from './validate.js';
@@ -238,7 +245,7 @@ async function startDeclared(
         toxiproxy: `${tp.url.replace(/\/$/, '')}/metrics`,
         ...(Object.keys(renames).length > 0 ? { signals: bridge.metricsUrl } : {}),
       }),
-      leaderOf: (partition) => leaderNow(d, handles, ports, partition),
+      leaderOf: (partition) => leaderNow(d, handles, ports, partition, values, env),
       transferLeadership: () =>
         Promise.reject(new TargetError(`${d.name} declares no way to transfer leadership`)),
       startProcessors: async () => {
@@ -421,11 +428,44 @@ const at = (json: unknown, path: string): unknown =>
     );
 
 /** Who leads now (the partition's leader, or the one group's): each running processor is asked (bounded); the first that says "I" wins. */
+/** Whether a JSON answer says "I lead". */
+function saysLeader(json: unknown, w: LeaderWhen): boolean {
+  const value = at(json, w.jsonPath);
+  const expected = w.equalsJsonPath !== undefined ? at(json, w.equalsJsonPath) : w.equals;
+  return value !== undefined && value === expected;
+}
+
+/** The leadership command for one service: exit 0 (and, with leaderWhen, JSON that says so). */
+function commandSaysLeader(
+  l: Extract<LeadershipDeclaration, { command: string }>,
+  v: TemplateValues,
+  env: NodeJS.ProcessEnv,
+): Promise<boolean> {
+  return new Promise((resolve) => {
+    execFile(
+      l.command,
+      (l.args ?? []).map((a) => fill(a, v)),
+      { env, timeout: LEADER_ASK_MS, maxBuffer: 1024 * 1024, killSignal: 'SIGKILL' },
+      (err, stdout) => {
+        if (err) return resolve(false);
+        if (l.leaderWhen === undefined) return resolve(true);
+        try {
+          resolve(saysLeader(JSON.parse(stdout) as unknown, l.leaderWhen));
+        } catch {
+          resolve(false);
+        }
+      },
+    );
+  });
+}
+
 async function leaderNow(
   d: DeclaredTarget,
   handles: ReadonlyMap<string, DeclaredHandle>,
   ports: ReadonlyMap<string, Record<string, number>>,
   partition: number,
+  valuesOf: (s: ServiceDeclaration) => TemplateValues,
+  env: NodeJS.ProcessEnv,
 ): Promise<string | undefined> {
   const l = d.leadership;
   if (l === undefined) throw new TargetError(`${d.name} declares no leadership`);
@@ -433,6 +473,7 @@ async function leaderNow(
   const answers = await Promise.all(
     asked.map(async (s): Promise<boolean> => {
       try {
+        if ('command' in l) return await commandSaysLeader(l, valuesOf(s), env);
         if ('metric' in l) {
           const url = handles.get(s.name)!.metricsUrl();
           if (url === undefined) return false;
@@ -453,13 +494,7 @@ async function leaderNow(
           signal: AbortSignal.timeout(LEADER_ASK_MS),
         });
         if (!res.ok) return false;
-        const json: unknown = await res.json();
-        const value = at(json, l.leaderWhen.jsonPath);
-        const expected =
-          l.leaderWhen.equalsJsonPath !== undefined
-            ? at(json, l.leaderWhen.equalsJsonPath)
-            : l.leaderWhen.equals;
-        return value !== undefined && value === expected;
+        return saysLeader(await res.json(), l.leaderWhen);
       } catch {
         return false; // paused, dying or not serving: not the leader we can hurt
       }

@@ -228,6 +228,15 @@ export function validateDeclaration(
           `${s['command']} not found (not on PATH, or not executable)`,
         );
     });
+  const lead = x['leadership'];
+  if (
+    problems.length === 0 &&
+    (options.checkCommands ?? true) &&
+    isObj(lead) &&
+    typeof lead['command'] === 'string' &&
+    findCommand(lead['command'], options.env) === undefined
+  )
+    bad('leadership.command', `${lead['command']} not found (not on PATH, or not executable)`);
   if (problems.length > 0) throw new DeclarationError(where, problems);
   return { ...(x as unknown as TargetDeclaration), kind: 'limbo-target-declaration' };
 }
@@ -303,16 +312,36 @@ function checkLeadership(
       bad('leadership.partitionLabel', 'must be a label name');
     return;
   }
+  if (l['command'] !== undefined) {
+    unknownFields(l, ['command', 'args', 'leaderWhen'], 'leadership.', bad);
+    if (typeof l['command'] !== 'string' || l['command'] === '')
+      bad('leadership.command', 'must be a program name or path');
+    const args = l['args'];
+    if (args !== undefined && (!Array.isArray(args) || args.some((a) => typeof a !== 'string')))
+      bad('leadership.args', 'must be a list of strings');
+    else
+      for (const a of (args as string[] | undefined) ?? [])
+        for (const ref of references(a)) {
+          if (typeof ref === 'string') bad('leadership.args', ref);
+          else if (ref.kind === 'port' && ![...ports.values()].some((p) => p.has(ref.port)))
+            bad('leadership.args', `{{port:${ref.port}}}: no service has a port ${ref.port}`);
+        }
+    if (l['leaderWhen'] !== undefined) checkLeaderWhen(l['leaderWhen'], bad);
+    return;
+  }
   unknownFields(l, ['http', 'leaderWhen'], 'leadership.', bad);
   const h = l['http'];
-  if (!isObj(h)) return bad('leadership', 'give http: { port, path } with leaderWhen, or metric');
+  if (!isObj(h)) return bad('leadership', 'give http: { port, path } with leaderWhen, a command, or metric');
   unknownFields(h, ['port', 'path', 'method', 'body'], 'leadership.http.', bad);
   if (typeof h['port'] !== 'string') bad('leadership.http.port', 'must name a port');
   else if (![...ports.values()].some((p) => p.has(h['port'] as string)))
     bad('leadership.http.port', `no service has a port ${h['port']}`);
   if (typeof h['path'] !== 'string' || !h['path'].startsWith('/'))
     bad('leadership.http.path', 'must start with /');
-  const w = l['leaderWhen'];
+  checkLeaderWhen(l['leaderWhen'], bad);
+}
+
+function checkLeaderWhen(w: unknown, bad: (f: string, w: string) => void): void {
   if (!isObj(w) || typeof w['jsonPath'] !== 'string')
     return bad('leadership.leaderWhen', 'must be { jsonPath, equalsJsonPath } or { jsonPath, equals }');
   unknownFields(w, ['jsonPath', 'equalsJsonPath', 'equals'], 'leadership.leaderWhen.', bad);
