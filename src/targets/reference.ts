@@ -8,7 +8,8 @@
 //
 // Order: log; proxies to the log; the `ingress->processor-N` proxies (their listen address is
 // each processor's --advertised-address); processors (then each proxy's upstream is set to the
-// processor's real address); ingresses; `client->ingress`. A restarted service gets new ports
+// processor's real address); ingresses; `client->ingress` — the processors and ingresses start
+// side by side once the log is up and every proxy exists. A restarted service gets new ports
 // (port 0), so every start re-points the proxies that lead to it. The runner's control path
 // (leaderOf, transferLeadership) talks to the log's controller directly, never through a proxy.
 // Ready means every partition has a leader and each ingress answers a call end to end (unless
@@ -90,13 +91,16 @@ async function startReference(
       }
     };
     const services = new Map<string, RuntimeService>();
+    /** Services started together once every proxy exists (they need only the log's address). */
+    const together: RuntimeService[] = [];
     const addService = async (
       spec: Omit<ServiceSpec, 'env' | 'readyTimeoutMs'>,
-      startNow: boolean,
+      start: 'now' | 'together' | 'later',
     ): Promise<RuntimeService> => {
       const svc = runtime.service({ ...spec, env, readyTimeoutMs }, ctx.runDir, cleanup);
       services.set(spec.name, svc);
-      if (startNow) await svc.start();
+      if (start === 'now') await svc.start();
+      else if (start === 'together') together.push(svc);
       return svc;
     };
 
@@ -123,7 +127,7 @@ async function startReference(
           await repoint('log', logAddress);
         },
       },
-      true,
+      'now',
     );
     const ingressToLog = await makeProxy('ingress->log', 'log', logAddress);
 
@@ -153,7 +157,7 @@ async function startReference(
           ],
           onReady: (ready) => repoint(node, ready.addresses['grpc'] ?? PLACEHOLDER_UPSTREAM),
         },
-        ctx.deferProcessors !== true,
+        ctx.deferProcessors !== true ? 'together' : 'later',
       );
     }
 
@@ -188,9 +192,15 @@ async function startReference(
           onReady: (ready) =>
             repoint(node, (ready.addresses['http'] ?? '').replace(/^https?:\/\//, '').replace(/\/.*$/, '')),
         },
-        true,
+        'together',
       );
     }
+    // Processors and ingresses start side by side (each finds the others through the log's
+    // partition table and its proxies); all settle before a failure is reported, so the
+    // cleanup never races a start still under way.
+    const settled = await Promise.allSettled(together.map((s) => s.start()));
+    const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
 
     let controller: ControllerClient | undefined;
     let controllerAddress = '';
