@@ -93,10 +93,14 @@ export const soakCommand: Command = {
     let listContainers: (() => Promise<string[]>) | undefined;
     if (o.runtime === 'docker') {
       const { ensureReaper } = await import('../runtime/docker-reaper.js');
-      const { dockerClient, listContainersByLabel, LABEL_OWNER } =
+      const { dockerClient, listContainersByLabel, loadTestcontainers, LABEL_OWNER } =
         await import('../runtime/docker-engine.js');
       const owner = ensureReaper(runtime.env ?? env).owner;
       const client = await dockerClient();
+      // What the runner keeps for its whole life is set up before the first run's baseline, as
+      // the client is: testcontainers' session (its reaper lock file, once per process, in the
+      // real TMPDIR rather than the soak's) is not something a run left behind.
+      await (await loadTestcontainers()).getReaper(client);
       listContainers = () => listContainersByLabel(client, { [LABEL_OWNER]: owner });
     }
     let progress = progressPrinter();
