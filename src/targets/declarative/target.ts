@@ -264,8 +264,11 @@ async function startDeclared(
 /** A declared service as the runner drives it: a child process (local) or a container (docker). */
 type DeclaredHandle = ServiceHandle & { start(): Promise<void> };
 
-/** A service's arguments, environment, metrics URL and readiness with its templates filled in. */
-function filledIn(s: ServiceDeclaration, v: TemplateValues) {
+/**
+ * A service's arguments, environment, metrics URL and readiness with its templates filled in,
+ * and the wait for that readiness (one per service: it holds no state between starts).
+ */
+function filledIn(s: ServiceDeclaration, v: TemplateValues, readyTimeoutMs: number) {
   const args = (s.args ?? []).map((a) => fill(a, v));
   const env: Record<string, string> = {};
   for (const [k, val] of Object.entries(s.env ?? {})) env[k] = fill(val, v);
@@ -277,7 +280,12 @@ function filledIn(s: ServiceDeclaration, v: TemplateValues) {
       : 'tcp' in ready
         ? { tcp: fill(ready.tcp, v) }
         : ready;
-  return { args, env, metrics, ready: filled };
+  const waiting = waitingFor(
+    filled,
+    { role: s.role, node: s.name, addresses: metrics !== undefined ? { metrics } : {} },
+    readyTimeoutMs,
+  );
+  return { args, env, metrics, ready: filled, waiting };
 }
 
 /** Before each start: a fresh data directory is wiped; either kind exists. */
@@ -314,12 +322,8 @@ function containerDeclaredService(
   runDir: string,
   cleanup: Cleanup,
 ): { handle: DeclaredHandle; awaited: string } {
-  const f = filledIn(s, v);
-  const w = waitingFor(
-    f.ready,
-    { role: s.role, node: s.name, addresses: f.metrics !== undefined ? { metrics: f.metrics } : {} },
-    readyTimeoutMs,
-  );
+  const f = filledIn(s, v, readyTimeoutMs);
+  const w = f.waiting;
   const handle = containerService(
     {
       name: s.name,
@@ -357,21 +361,15 @@ function declaredService(
   runDir: string,
   cleanup: Cleanup,
 ): { handle: LocalService; awaited: string } {
-  const f = filledIn(s, v);
-  const { args, metrics } = f;
+  const f = filledIn(s, v, readyTimeoutMs);
+  const { args, waiting: w } = f;
   const ownEnv: NodeJS.ProcessEnv = { ...env, ...f.env };
-  const filled = f.ready;
   const svc = createLocalService(
     {
       name: s.name,
       role: s.role,
       start: (logFile) => {
         prepareDataDir(s, v);
-        const w = waitingFor(
-          filled,
-          { role: s.role, node: s.name, addresses: metrics !== undefined ? { metrics } : {} },
-          readyTimeoutMs,
-        );
         return startProcess({
           name: s.name,
           command: s.command ?? '',
@@ -388,10 +386,7 @@ function declaredService(
     cleanup,
   );
   cleanup.add(`service ${s.name}`, () => svc.stop());
-  return {
-    handle: svc,
-    awaited: waitingFor(filled, { role: s.role, node: s.name, addresses: {} }, readyTimeoutMs).describe,
-  };
+  return { handle: svc, awaited: w.describe };
 }
 
 /** One call through a client link answers 2xx, within the bound (the testbed's one wait). */
