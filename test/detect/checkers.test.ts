@@ -67,6 +67,56 @@ test('errorAnswersBounded: a kill that turns calls into 500s fails, naming the w
   assert.ok(r.evidence.invocationIds?.includes('e_2000'));
 });
 
+test('errorAnswersBounded: a burst of errors at one moment fails though the whole window dilutes it', () => {
+  const withBurst = (errorsAtOnce: number, spreadMs: number): RunBuilder => {
+    const b = new RunBuilder().fault({
+      fault: 'restart',
+      target: 'processor-2',
+      injectedAtMs: 2000,
+      healedAtMs: 3000,
+    });
+    // 20 clients, each a 100 ms call after another: ~20 in flight, ~1200 calls over the window.
+    for (let c = 0; c < 20; c++) calls(b, c * 5, 9000, 100, 100);
+    for (let i = 0; i < errorsAtOnce; i++) {
+      const endMs = 2400 + i * spreadMs;
+      b.op(
+        endMs - 80,
+        endMs,
+        'info',
+        'call',
+        {},
+        {
+          response: { status: 500, body: { error: 'leadership lost' } },
+          invocationId: `burst_${i}`,
+        },
+      );
+    }
+    return b;
+  };
+  const r = errorAnswersBounded().check(withBurst(6, 2).run);
+  assert.equal(r.verdict, 'fail', r.summary);
+  assert.match(
+    r.summary,
+    /a burst of 6 error answers at 2\.4 s during restart@processor-2: 6 of the \d+ ops in flight \(\d+\.\d %\) got 500 \(e\.g\. "leadership lost"\)/,
+  );
+  assert.doesNotMatch(r.summary, /call ops/, 'the whole window alone stays under 2 %');
+  assert.deepEqual(r.evidence.invocationIds?.slice().sort(), [
+    'burst_0',
+    'burst_1',
+    'burst_2',
+    'burst_3',
+    'burst_4',
+    'burst_5',
+  ]);
+  // Two errors together are under the noise floor; six spread over seconds are no burst, and
+  // 6 of ~1200 calls stay under the window's share.
+  assert.equal(errorAnswersBounded().check(withBurst(2, 2).run).verdict, 'pass');
+  const spread = errorAnswersBounded().check(withBurst(6, 500).run);
+  assert.equal(spread.verdict, 'pass', spread.summary);
+  // The bound is an option.
+  assert.equal(errorAnswersBounded({ burstShare: 0.5 }).check(withBurst(6, 2).run).verdict, 'pass');
+});
+
 test('noImpossibleErrors: a final 404 and a 500 the cluster could have served fail', () => {
   const good = new RunBuilder();
   calls(good, 0, 5000, 100, 20);

@@ -108,7 +108,11 @@ test('errorAnswersBounded and noImpossibleErrors name the 500s of lost-leadershi
     },
     ['errorAnswersBounded', 'noImpossibleErrors'],
   );
-  failed(checks, 'errorAnswersBounded', /answered with an error during restart@processor-\d/);
+  failed(
+    checks,
+    'errorAnswersBounded',
+    /(a burst of \d+ error answers at [\d.]+ s|answered with an error) during restart@processor-\d/,
+  );
   failed(
     checks,
     'noImpossibleErrors',
