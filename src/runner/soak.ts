@@ -14,6 +14,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
+import { scheduleRequirements } from '../faults/selectors.js';
 import type { VerdictFile } from '../run-data/verdict.js';
 import type { Target } from '../targets/target.js';
 import type { LoadedSuite } from './load-suites.js';
@@ -89,6 +90,8 @@ export interface SoakResult {
   runs: SoakRun[];
   /** Leaks measured once more at the end against the state before the first run. */
   overallLeaks: Leak[];
+  /** Suites not run on this target (skipOn, onlyOn, or faults a declared target cannot serve). */
+  skipped: { suite: string; reason: string }[];
   ok: boolean;
 }
 
@@ -111,9 +114,18 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     fdSlack,
   };
   const runs: SoakRun[] = [];
-  const planned = o.seeds.flatMap((seed) =>
-    o.suites.filter((s) => skipReasonFor(s.suite, o.targetName) === undefined).map((s) => ({ seed, ...s })),
-  );
+  // Skipped as `limbo run` skips them: by the suite (skipOn, onlyOn) or by a declared target
+  // that lacks a service, role or link the schedule names. Never run, so never a false alarm.
+  const skipped: SoakResult['skipped'] = [];
+  const runnable = o.suites.filter(({ suite }) => {
+    const reason =
+      skipReasonFor(suite, o.targetName) ??
+      o.target.unsupported?.(scheduleRequirements(suite.schedule.map((e) => e.fault)));
+    if (reason !== undefined) skipped.push({ suite: suite.name, reason });
+    return reason === undefined;
+  });
+  for (const s of skipped) line(`skipped ${s.suite}: ${s.reason}`);
+  const planned = o.seeds.flatMap((seed) => runnable.map((s) => ({ seed, ...s })));
   try {
     const first = await snapshot(probe);
     for (const [index, { seed, suite, file }] of planned.entries()) {
@@ -160,7 +172,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     const ok =
       total.hung + total.lost + total.duplicated + total.leaks + total.falseAlarms + total.errors === 0 &&
       overallLeaks.length === 0;
-    return { rows, total, runs, overallLeaks, ok };
+    return { rows, total, runs, overallLeaks, skipped, ok };
   } finally {
     restoreTmp();
     rmSync(tmpDir, { recursive: true, force: true });

@@ -78,6 +78,54 @@ test('a suite that leaves a child process and a temp dir behind is caught, and t
   }
 });
 
+const etcdInstalled = (process.env.PATH ?? '')
+  .split(':')
+  .some((d) => d !== '' && existsSync(join(d, 'etcd')));
+
+test(
+  'on a declared target, suites it cannot serve are skipped with the reason, never false alarms',
+  { skip: !etcdInstalled && process.env.LIMBO_ETCD_REQUIRED !== '1' && 'etcd is not installed' },
+  async () => {
+    // log-kill names the service `log`, which etcd's declaration lacks; startup-race runs.
+    const r = await soak(
+      [
+        join(root, 'chaos/log-kill.ts'),
+        join(root, 'chaos/startup-race.ts'),
+        '--target',
+        'etcd',
+        '--seeds',
+        '1',
+        '--seed',
+        '3',
+      ],
+      180_000,
+    );
+    try {
+      assert.equal(r.code, 0, r.stdout);
+      assert.match(r.stdout, /skipped log-kill: .*log/);
+      assert.doesNotMatch(r.stdout, /\nlog-kill\s+\d/, 'a skipped suite has no row');
+      assert.match(r.stdout, /\nstartup-race\s+1\s+0\s+0\s+0\s+0\s+0\s+0\s/);
+      const json = JSON.parse(readFileSync(join(r.out, 'soak.json'), 'utf8')) as SoakJson & {
+        skipped: { suite: string; reason: string }[];
+      };
+      assert.deepEqual(
+        json.skipped.map((s) => s.suite),
+        ['log-kill'],
+      );
+      assert.equal(json.total.runs, 1);
+    } finally {
+      rmSync(r.out, { recursive: true, force: true });
+    }
+    // Only skipped suites: nothing ran, a usage error.
+    const none = await soak([join(root, 'chaos/log-kill.ts'), '--target', 'etcd', '--seeds', '1'], 60_000);
+    try {
+      assert.equal(none.code, 2, none.stdout);
+    } finally {
+      rmSync(none.out, { recursive: true, force: true });
+    }
+  },
+);
+
 test('bad flags exit 2 naming the flag', async () => {
   const r = await soak(['--seeds', 'many'], 30_000);
   try {
