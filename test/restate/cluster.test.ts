@@ -252,6 +252,22 @@ test('kill -9 of the node leading most partitions: calls through the other ingre
   assert.ok(victim.isRunning());
   await c.waitUntilServing(90_000);
   t.diagnostic(`restarted node: serving through every ingress ${Date.now() - restartAt} ms after restart()`);
+  assert.equal(victim.lastStop(), undefined, 'a killed node had no graceful stop to measure');
+});
+
+test('a graceful restart of a running node records how its stop went (gracefulStops reads it)', async () => {
+  const c = cluster();
+  const node = c.nodes[1]!;
+  await node.restart();
+  const stop = node.lastStop();
+  assert.ok(stop, 'the stop was measured');
+  assert.equal(
+    stop.graceful,
+    true,
+    `exited on SIGTERM within ${stop.graceMs} ms (took ${Math.round(stop.ms)} ms)`,
+  );
+  assert.ok(stop.ms < stop.graceMs);
+  await c.waitUntilServing(90_000);
 });
 
 test('pause stops a node (SIGSTOP), resume lets it run again and the cluster serves through every ingress', async () => {

@@ -3,6 +3,7 @@
 // Readiness of the process = its log says a server socket is bound; whether the cluster
 // serves is decided by the cluster (readiness.ts), not here.
 import { startProcess, type StartedProcess } from '../../runtime/process.js';
+import type { StopOutcome } from '../../runtime/service-handle.js';
 import type { Logger } from '../../telemetry/logger.js';
 import type { ReadyInfo } from '../../util/ready.js';
 import { restateServerBinary } from './binaries.js';
@@ -35,6 +36,8 @@ export interface RestateNode {
   /** Starts the node again after a kill or stop (no-op while it runs). */
   start(): Promise<void>;
   stop(): Promise<void>;
+  /** How its last graceful stop went (SIGTERM answered within the grace period, or SIGKILLed). */
+  lastStop(): StopOutcome | undefined;
 }
 
 const NODE_READY_TIMEOUT_MS = 30_000;
@@ -57,6 +60,7 @@ export class LocalRestateNode implements RestateNode {
   private proc: StartedProcess | undefined;
   private starting: Promise<void> | undefined;
   private paused = false;
+  private stopOutcome: StopOutcome | undefined;
 
   constructor(
     readonly index: number,
@@ -131,6 +135,13 @@ export class LocalRestateNode implements RestateNode {
 
   async stop(): Promise<void> {
     await this.starting?.catch(() => undefined);
-    await this.proc?.stop(NODE_STOP_GRACE_MS);
+    const proc = this.proc;
+    if (proc === undefined || !proc.isRunning()) return;
+    await proc.stop(NODE_STOP_GRACE_MS);
+    this.stopOutcome = proc.lastStop();
+  }
+
+  lastStop(): StopOutcome | undefined {
+    return this.stopOutcome;
   }
 }

@@ -101,6 +101,7 @@ function nodeHandle(node: RestateNode): ServiceHandle {
     resume: () => Promise.resolve(node.resume()),
     restart: () => node.restart(),
     stop: () => node.stop(),
+    lastStop: () => node.lastStop(),
   };
 }
 
