@@ -1,4 +1,5 @@
 // `limbo <command> …`: finds the command, runs it, maps errors to exit codes.
+import './compile-cache.js'; // first: the commands' modules load after it
 import { commands } from './commands.js';
 import { exitCodes } from './command.js';
 import { UsageError } from '../util/errors.js';
