@@ -169,9 +169,9 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     // Over the whole soak only fd growth is judged (the rest was judged run by run). HTTP
     // keep-alive sockets (Node's global agent: the Docker engine client's) close after 5 s idle,
     // so a pool the last run used is waited out, bounded, before it is called a leak.
-    const overallLeaks = (
-      await settledLeaks(probe, first, Math.max(settleMs, IDLE_SOCKET_CLOSE_MS), fdSlack, ['fds'])
-    ).filter((l) => l.kind === 'fds');
+    const overallLeaks = await settledLeaks(probe, first, Math.max(settleMs, IDLE_SOCKET_CLOSE_MS), fdSlack, [
+      'fds',
+    ]);
     const rows = rowsOf(
       runs,
       planned.map((p) => p.suite.name),
