@@ -28,6 +28,14 @@ const options = {
     max: 100,
     description: 'random schedules limbo explore tries on a switch no suite claims (0: report it missed)',
   },
+  seedsPerSuite: {
+    type: 'int',
+    default: 3,
+    min: 1,
+    max: 20,
+    description:
+      'seeds each claiming suite gets (the seed, then the next ones, in rounds) before a switch counts as missed',
+  },
   reference: {
     type: 'bool',
     default: true,
@@ -74,6 +82,7 @@ export const detectCommand: Command = {
       runtime,
       reference: o.reference,
       exploreRuns: o.exploreRuns,
+      seedsPerSuite: o.seedsPerSuite,
       runOptions: prometheus.runOptions,
       onLine: (l) => process.stdout.write(l + '\n'),
       onLog: progress.onLog,

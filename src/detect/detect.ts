@@ -37,6 +37,12 @@ export interface DetectOptions {
    * the switch is reported missed). Failing schedules are saved under `<outRoot>/detect-seeds`.
    */
   exploreRuns?: number;
+  /**
+   * Seeds each claiming suite gets before a switch counts as missed (default 3: seed, seed+1,
+   * seed+2, in rounds over the suites; the first failing run catches it). A switch shows only
+   * when a fault meets its moment, so one seed can miss it by chance.
+   */
+  seedsPerSuite?: number;
   onLine?: (line: string) => void;
   onLog?: (line: string) => void;
   onProgress?: (p: Progress) => void;
@@ -105,21 +111,30 @@ export async function runDetection(o: DetectOptions): Promise<DetectionReport> {
       results.push(res);
       continue;
     }
-    for (const s of claiming) {
-      used.add(s.file);
-      const v = await runOne(s, target, o);
-      res.runs.push(v.summary);
-      seconds += v.summary.seconds;
-      line(
-        `    ${s.suite.name}: ${v.summary.verdict}${v.summary.failing.length > 0 ? ` (${v.summary.failing.join(', ')})` : ''}`,
-      );
-      if (v.summary.verdict === 'fail') {
-        const first = v.failed[0];
-        res.caught = true;
-        res.caughtBy = { suite: s.suite.name, check: first?.name ?? 'run error' };
-        res.evidence = first !== undefined ? evidenceLine(first) : v.summary.failing.join('; ');
-        res.secondsToFail = Math.round(seconds * 10) / 10;
-        break;
+    const rounds = Math.max(1, o.seedsPerSuite ?? 3);
+    for (let round = 0; round < rounds && !res.caught; round++) {
+      for (const s of claiming) {
+        used.add(s.file);
+        // A suite pinned to its own seed has only that one.
+        if (round > 0 && s.suite.seed !== undefined) continue;
+        const seed = s.suite.seed ?? (o.seed + round) >>> 0;
+        const v = await runOne(s, target, o, seed);
+        res.runs.push(v.summary);
+        seconds += v.summary.seconds;
+        line(
+          `    ${s.suite.name} (seed ${seed}): ${v.summary.verdict}${v.summary.failing.length > 0 ? ` (${v.summary.failing.join(', ')})` : ''}`,
+        );
+        if (v.summary.verdict === 'fail') {
+          const first = v.failed[0];
+          res.caught = true;
+          res.caughtBy = {
+            suite: seed === o.seed ? s.suite.name : `${s.suite.name} (seed ${seed})`,
+            check: first?.name ?? 'run error',
+          };
+          res.evidence = first !== undefined ? evidenceLine(first) : v.summary.failing.join('; ');
+          res.secondsToFail = Math.round(seconds * 10) / 10;
+          break;
+        }
       }
     }
     results.push(res);
@@ -213,10 +228,10 @@ async function runOne(
   s: LoadedSuite,
   targetName: string,
   o: DetectOptions,
+  seed: number = s.suite.seed ?? o.seed,
 ): Promise<{ summary: SuiteVerdict; failed: CheckResult[] }> {
   const cleanup = createCleanup();
   const uninstall = cleanup.installSignalHandlers(() => {});
-  const seed = s.suite.seed ?? o.seed;
   const replay = `npx limbo run ${s.file} --target ${targetName} --seed ${seed}`;
   try {
     const res = await runSuite(s.suite, {
