@@ -3,9 +3,10 @@
 // compiling them again, which is most of a service's start-up. The cache lives beside the
 // checkout's modules (`node_modules/.cache/limbo-compile-cache`), not in TMPDIR, so a run's
 // temp dirs stay its own; LIMBO_COMPILE_CACHE names another directory, or `off`. Node's own
-// NODE_COMPILE_CACHE and NODE_DISABLE_COMPILE_CACHE still win (Node reads them first). Where the directory cannot be written (a read-only
-// install, a container's image) Node says so in the returned status and nothing changes; on
-// Node 20 the call does not exist and nothing changes either.
+// NODE_COMPILE_CACHE and NODE_DISABLE_COMPILE_CACHE still win (Node reads them first). Where
+// the directory cannot be written (a read-only install, a container's image) Node says so in
+// the returned status and nothing changes; on Node 20 the call does not exist and nothing
+// changes either.
 import module from 'node:module';
 import { fileURLToPath } from 'node:url';
 

@@ -80,6 +80,18 @@ function unrunVerdict(
 }
 
 /**
+ * Why `suite` is not run on `target`, if it is not: the suite says so (skipOn, onlyOn), or a
+ * declared target lacks a service, role or link its schedule names. `limbo run` and `limbo
+ * soak` skip by this one answer.
+ */
+export function suiteSkipReason(suite: Suite, target: Target, targetName: string): string | undefined {
+  return (
+    skipReasonFor(suite, targetName) ??
+    target.unsupported?.(scheduleRequirements(suite.schedule.map((e) => e.fault)))
+  );
+}
+
+/**
  * The verdict a suite documents for a target: skipped, either (timing-dependent), fail
  * (expectedToFailOn, or a bug target `reference+bug:<x>` with a switch the suite `catches`) or
  * pass. On a bug target a suite that claims none of its switches may still catch one: either.
@@ -143,9 +155,7 @@ export async function runSuites(o: RunSuitesOptions): Promise<RunSuitesResult> {
   const targetName = o.target.name;
   for (const { file, suite } of o.suites) {
     // A suite names targets (skipOn); a declared target also says which faults it cannot serve.
-    const skipReason =
-      skipReasonFor(suite, targetName) ??
-      o.target.unsupported?.(scheduleRequirements(suite.schedule.map((e) => e.fault)));
+    const skipReason = suiteSkipReason(suite, o.target, targetName);
     documented.push({
       suite: suite.name,
       expected: skipReason !== undefined ? 'skipped' : documentedVerdict(suite, targetName),

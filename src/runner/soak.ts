@@ -14,13 +14,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { scheduleRequirements } from '../faults/selectors.js';
 import type { VerdictFile } from '../run-data/verdict.js';
 import type { Target } from '../targets/target.js';
 import type { LoadedSuite } from './load-suites.js';
 import type { Progress, RunSuiteOptions } from './run-suite.js';
-import { documentedVerdict, runSuites } from './run-suites.js';
-import { skipReasonFor, type Suite } from './suite.js';
+import { documentedVerdict, runSuites, suiteSkipReason } from './run-suites.js';
+import type { Suite } from './suite.js';
 import { leaksBetween, snapshot, type Leak, type LeakProbe, type Snapshot } from './soak-leaks.js';
 
 export interface SoakOptions {
@@ -121,9 +120,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   // that lacks a service, role or link the schedule names. Never run, so never a false alarm.
   const skipped: SoakResult['skipped'] = [];
   const runnable = o.suites.filter(({ suite }) => {
-    const reason =
-      skipReasonFor(suite, o.targetName) ??
-      o.target.unsupported?.(scheduleRequirements(suite.schedule.map((e) => e.fault)));
+    const reason = suiteSkipReason(suite, o.target, o.targetName);
     if (reason !== undefined) skipped.push({ suite: suite.name, reason });
     return reason === undefined;
   });
