@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import type * as w from './wire.js';
+import { AppendBatcher, type BatchCall } from './append-batcher.js';
 
 const protoPath = fileURLToPath(new URL('../../../src/protocol/limbo.proto', import.meta.url));
 
@@ -121,7 +122,16 @@ export interface Closable {
 }
 
 export interface LogClient extends Closable {
+  /**
+   * A durable append. Appends made while earlier ones are on the wire travel together in one
+   * AppendBatch call (append-batcher.ts); each keeps its deadline, signal and the
+   * `traceparent` of its metadata, and is answered on its own.
+   */
   append: UnaryMethod<w.AppendRequest, w.AppendResponse>;
+  /** One Log.Append call per append, never batched. */
+  appendUnary: UnaryMethod<w.AppendRequest, w.AppendResponse>;
+  /** AppendBatch calls sent and the appends they carried. */
+  readonly appendStats: { calls: number; appends: number };
   read: StreamMethod<w.ReadRequest, w.ReadResponse>;
   getTail: UnaryMethod<w.GetTailRequest, w.GetTailResponse>;
 }
@@ -146,10 +156,43 @@ function channel(ctor: LoadedService, address: string, options?: grpc.ChannelOpt
 
 export function createLogClient(address: string, options?: grpc.ChannelOptions): LogClient {
   const c = channel(pkg.Log, address, options);
+  const appendBatch = (c as unknown as Record<string, CallableFunction>).appendBatch as (
+    req: w.AppendBatchRequest,
+    md: grpc.Metadata,
+    opts: grpc.CallOptions,
+    cb: (err: grpc.ServiceError | null, res?: w.AppendBatchResponse) => void,
+  ) => grpc.ClientUnaryCall;
+  const batcher = new AppendBatcher({
+    send: (req, deadline): BatchCall => {
+      let call: grpc.ClientUnaryCall | undefined;
+      const done = new Promise<w.AppendBatchResponse>((resolve, reject) => {
+        call = appendBatch.call(
+          c,
+          req,
+          new grpc.Metadata(),
+          deadline !== undefined ? { deadline } : {},
+          (err, res) => (err ? reject(err) : resolve(res as w.AppendBatchResponse)),
+        );
+      });
+      return { done, cancel: () => call?.cancel() };
+    },
+    statusName: (code) => grpc.status[code] ?? `status ${code}`,
+  });
   return {
     channel: c,
     close: () => c.close(),
-    append: unary(c, 'append'),
+    append: (req, options = {}) => {
+      const tp = options.metadata?.get('traceparent')[0];
+      return batcher.append(req, {
+        ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+        ...(options.signal !== undefined ? { signal: options.signal } : {}),
+        ...(typeof tp === 'string' ? { traceparent: tp } : {}),
+      });
+    },
+    appendUnary: unary(c, 'append'),
+    get appendStats() {
+      return batcher.stats;
+    },
     read: serverStream(c, 'read'),
     getTail: unary(c, 'getTail'),
   };

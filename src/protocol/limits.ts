@@ -54,6 +54,8 @@ export const limits = {
   heartbeatPartitionsMax: 4096,
   /** Log server API: records in one Append. */
   appendRecordsMax: 10_000,
+  /** Log server API: appends in one AppendBatch. */
+  appendBatchItemsMax: 4096,
 } as const;
 
 /** A bad argument: the field it is about and what is wrong with it (a 400 at the ingress). */

@@ -11,6 +11,23 @@ export interface AppendResponse {
   firstLsn: number;
   lastLsn: number;
 }
+export interface AppendItem {
+  partition: number;
+  records: Buffer[];
+  traceparent: string;
+}
+export interface AppendBatchRequest {
+  items: AppendItem[];
+}
+export interface AppendResult {
+  firstLsn: number;
+  lastLsn: number;
+  code: number;
+  message: string;
+}
+export interface AppendBatchResponse {
+  results: AppendResult[];
+}
 export interface ReadRequest {
   partition: number;
   fromLsn: number;

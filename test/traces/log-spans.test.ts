@@ -81,3 +81,39 @@ test('log append, read and get_tail spans', async (t) => {
     'nothing left open after a clean stop',
   );
 });
+
+test('appends that travel in one batch each get their own span in their own trace', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'limbo-logspans-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  await using receiver = await startOtlpReceiver();
+  const log = await startLogServer({
+    dataDir: dir,
+    partitions: 2,
+    env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' },
+  });
+  const client = createLogClient(log.addresses.grpc!);
+  const traces = ['a', 'b', 'c'].map((c) => c.repeat(32));
+  const before = client.appendStats.calls;
+  const results = await Promise.all(
+    traces.map((traceId, i) => {
+      const md = new grpc.Metadata();
+      md.set('traceparent', `00-${traceId}-${String(i + 1).padStart(16, '0')}-01`);
+      return client.append(
+        { partition: i % 2, records: [Buffer.from(`r${i}`)] },
+        { metadata: md, timeoutMs: 5000 },
+      );
+    }),
+  );
+  assert.equal(client.appendStats.calls - before, 1, 'the three appends travelled in one call');
+  client.close();
+  await log.stop();
+  const appends = receiver.spans.filter((s) => s.name === 'log append');
+  assert.equal(appends.length, 3);
+  traces.forEach((traceId, i) => {
+    const span = appends.find((s) => s.traceId === traceId);
+    assert.ok(span, `a log append span in trace ${traceId}`);
+    assert.equal(span.parentSpanId, String(i + 1).padStart(16, '0'));
+    assert.equal(span.attributes['limbo.partition'], i % 2);
+    assert.equal(span.attributes['limbo.lsn'], results[i]!.lastLsn);
+  });
+});

@@ -26,7 +26,7 @@ export function createLogMetrics(registry: Registry): LogMetrics {
   });
   const fsyncs = new Counter({
     name: 'limbo_log_fsyncs_total',
-    help: 'fdatasync calls on partition files (one per group commit).',
+    help: 'Durable (O_DSYNC) writes on partition files: one per group commit.',
     labelNames: ['partition'],
     registers: [registry],
   });

@@ -189,7 +189,8 @@ function logHandlers(
   { tracer, node }: SpanContext,
   bugs: ReadonlySet<BugName>,
 ): grpc.UntypedServiceImplementation {
-  const append = unaryHandler<w.AppendRequest, w.AppendResponse>((req, md) => {
+  // One span per append, child of its caller's (the item's traceparent, else the call's).
+  const appendOne = (req: w.AppendRequest, traceparent: string): Promise<w.AppendResponse> => {
     if (req.records.length > limits.appendRecordsMax)
       throw badRequest('records', `an append carries at most ${limits.appendRecordsMax} records`);
     return traced(
@@ -198,11 +199,38 @@ function logHandlers(
         'log append',
         node,
         { [A.partition]: req.partition, [A.logRecords]: req.records.length },
-        traceparentFrom(md),
+        traceparent,
       ),
       () => store.append(req.partition, req.records),
       (res) => ({ 'limbo.lsn.first': res.firstLsn, [A.lsn]: res.lastLsn }),
     );
+  };
+  const append = unaryHandler<w.AppendRequest, w.AppendResponse>((req, md) =>
+    appendOne(req, traceparentFrom(md)),
+  );
+  // Each item is appended on its own (the items of one partition land in its next group
+  // commits, in order) and answered on its own.
+  const appendBatch = unaryHandler<w.AppendBatchRequest, w.AppendBatchResponse>(async (req, md) => {
+    if (req.items.length > limits.appendBatchItemsMax)
+      throw badRequest('items', `a batch carries at most ${limits.appendBatchItemsMax} appends`);
+    const callTraceparent = traceparentFrom(md);
+    const results = await Promise.all(
+      req.items.map(async (item): Promise<w.AppendResult> => {
+        try {
+          const res = await appendOne(item, item.traceparent !== '' ? item.traceparent : callTraceparent);
+          return { firstLsn: res.firstLsn, lastLsn: res.lastLsn, code: 0, message: '' };
+        } catch (err) {
+          const e = toServiceError(err);
+          return {
+            firstLsn: 0,
+            lastLsn: 0,
+            code: e.code ?? grpc.status.INTERNAL,
+            message: e.details ?? e.message,
+          };
+        }
+      }),
+    );
+    return { results };
   });
   const getTail = unaryHandler<w.GetTailRequest, w.GetTailResponse>((req, md) =>
     traced(
@@ -262,7 +290,7 @@ function logHandlers(
       },
     );
   };
-  return { append, read, getTail };
+  return { append, appendBatch, read, getTail };
 }
 
 function controllerHandlers(

@@ -1,0 +1,207 @@
+// The log client's appends travel together: the appends its callers make while earlier ones
+// are on the wire go as one Log.AppendBatch call, each still answered on its own (its LSN
+// range, or the status it failed with). Under load the log server then decodes, schedules
+// and answers one call per batch instead of one per append, and the batch's appends land in
+// the same group commit; an append made while the line is free goes at once, alone, so a
+// lone caller waits no longer than before.
+//
+//   append ─▶ queue ─(a call slot is free)─▶ AppendBatch [items…] ─▶ results[i] ─▶ append i
+//
+// A batch leaves on the next turn of the event loop, so that the appends made in one job
+// (the callers a batch's answer just released) go together.
+//
+// Each append keeps its own trace context (the `traceparent` of its metadata travels in its
+// item: the server's `log append` span is still one per append, child of the caller's span),
+// its own deadline (a timer answers it DEADLINE_EXCEEDED when its time is up, queued or on
+// the wire; the batch call's deadline is the latest of its items'), and its own AbortSignal
+// (an aborted append is taken out of the queue, or answered CANCELLED at once if its batch is
+// already on the wire). A batch whose appends have all been answered so is cancelled.
+import type * as w from './wire.js';
+
+/** The error an append rejects with: shaped as a grpc-js ServiceError (code, details, message). */
+export interface AppendError extends Error {
+  code: number;
+  details: string;
+}
+
+export interface BatchCall {
+  /** Resolves with one result per item, in order; rejects (a ServiceError) when the call fails. */
+  readonly done: Promise<w.AppendBatchResponse>;
+  cancel(): void;
+}
+
+export interface AppendBatcherOptions {
+  /** Sends one AppendBatch call; `deadline` is an epoch-ms instant or undefined (none). */
+  send(request: w.AppendBatchRequest, deadline: number | undefined): BatchCall;
+  /** Batch calls on the wire at once (default 4). */
+  maxInFlight?: number;
+  /** Items per batch (default 512). */
+  maxItems?: number;
+  /** Record bytes per batch; a larger single append still goes, alone (default 4 MiB). */
+  maxBytes?: number;
+  /** The name of a gRPC status code, for error messages ("UNAVAILABLE"). */
+  statusName?: (code: number) => string;
+  now?: () => number;
+}
+
+interface Pending {
+  item: w.AppendItem;
+  bytes: number;
+  deadline: number | undefined;
+  signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
+  timer: NodeJS.Timeout | undefined;
+  settled: boolean;
+  resolve(res: w.AppendResponse): void;
+  reject(err: AppendError): void;
+}
+
+/** gRPC status codes the batcher answers with itself. */
+const CANCELLED = 1;
+const DEADLINE_EXCEEDED = 4;
+
+/** A ServiceError-shaped error for status `code` (grpc-js formats its own messages the same way). */
+export function appendError(code: number, statusName: string, details: string): AppendError {
+  return Object.assign(new Error(`${code} ${statusName}: ${details}`), { code, details });
+}
+
+export class AppendBatcher {
+  private readonly queue: Pending[] = [];
+  private inFlight = 0;
+  private readonly maxInFlight: number;
+  private readonly maxItems: number;
+  private readonly maxBytes: number;
+  private readonly now: () => number;
+  private readonly statusName: (code: number) => string;
+  private calls = 0;
+  private appends = 0;
+
+  constructor(private readonly o: AppendBatcherOptions) {
+    this.maxInFlight = o.maxInFlight ?? 4;
+    this.maxItems = o.maxItems ?? 512;
+    this.maxBytes = o.maxBytes ?? 4 * 1024 * 1024;
+    this.now = o.now ?? Date.now;
+    this.statusName = o.statusName ?? ((code) => `status ${code}`);
+  }
+
+  /** AppendBatch calls sent and appends they carried, since the client was made. */
+  get stats(): { calls: number; appends: number } {
+    return { calls: this.calls, appends: this.appends };
+  }
+
+  append(
+    req: w.AppendRequest,
+    options: { timeoutMs?: number; signal?: AbortSignal; traceparent?: string },
+  ): Promise<w.AppendResponse> {
+    return new Promise<w.AppendResponse>((resolve, reject) => {
+      const signal = options.signal;
+      if (signal?.aborted) {
+        reject(appendError(CANCELLED, 'CANCELLED', 'Cancelled on client'));
+        return;
+      }
+      let bytes = 0;
+      for (const r of req.records) bytes += r.length;
+      const p: Pending = {
+        item: { partition: req.partition, records: req.records, traceparent: options.traceparent ?? '' },
+        bytes,
+        deadline: options.timeoutMs !== undefined ? this.now() + options.timeoutMs : undefined,
+        signal,
+        onAbort: undefined,
+        timer: undefined,
+        settled: false,
+        resolve,
+        reject,
+      };
+      if (signal) {
+        p.onAbort = () => this.giveUp(p, appendError(CANCELLED, 'CANCELLED', 'Cancelled on client'));
+        signal.addEventListener('abort', p.onAbort, { once: true });
+      }
+      if (options.timeoutMs !== undefined)
+        p.timer = setTimeout(
+          () => this.giveUp(p, appendError(DEADLINE_EXCEEDED, 'DEADLINE_EXCEEDED', 'Deadline exceeded')),
+          Math.max(0, options.timeoutMs),
+        );
+      this.queue.push(p);
+      this.schedule();
+    });
+  }
+
+  private settle(p: Pending): boolean {
+    if (p.settled) return false;
+    p.settled = true;
+    if (p.onAbort) p.signal?.removeEventListener('abort', p.onAbort);
+    if (p.timer) clearTimeout(p.timer);
+    return true;
+  }
+
+  /** Answers `p` with `err` now: out of the queue, or its batch cancelled once nobody waits on it. */
+  private giveUp(p: Pending, err: AppendError): void {
+    if (!this.settle(p)) return;
+    const at = this.queue.indexOf(p);
+    if (at >= 0) this.queue.splice(at, 1);
+    p.reject(err);
+    const batch = this.onWire.get(p);
+    if (batch && batch.items.every((q) => q.settled)) batch.call.cancel();
+  }
+
+  private readonly onWire = new Map<Pending, { items: Pending[]; call: BatchCall }>();
+  private scheduled = false;
+
+  private schedule(): void {
+    if (this.scheduled || this.inFlight >= this.maxInFlight) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      while (this.inFlight < this.maxInFlight && this.queue.length > 0) this.sendOne();
+    });
+  }
+
+  /** Takes the next batch off the front of the queue and sends it. */
+  private sendOne(): void {
+    const items: Pending[] = [];
+    let bytes = 0;
+    let deadline: number | undefined = 0;
+    while (this.queue.length > 0 && items.length < this.maxItems) {
+      const p = this.queue[0] as Pending;
+      if (items.length > 0 && bytes + p.bytes > this.maxBytes) break;
+      this.queue.shift();
+      items.push(p);
+      bytes += p.bytes;
+      deadline =
+        p.deadline === undefined || deadline === undefined ? undefined : Math.max(deadline, p.deadline);
+    }
+    this.inFlight++;
+    this.calls++;
+    this.appends += items.length;
+    const call = this.o.send({ items: items.map((p) => p.item) }, deadline);
+    const batch = { items, call };
+    for (const p of items) this.onWire.set(p, batch);
+    void call.done
+      .then(
+        (res) => {
+          items.forEach((p, i) => {
+            if (!this.settle(p)) return;
+            const r = res.results[i];
+            if (r === undefined)
+              p.reject(
+                appendError(
+                  13,
+                  'INTERNAL',
+                  `the log server answered ${res.results.length} of ${items.length} appends`,
+                ),
+              );
+            else if (r.code !== 0) p.reject(appendError(r.code, this.statusName(r.code), r.message));
+            else p.resolve({ firstLsn: r.firstLsn, lastLsn: r.lastLsn });
+          });
+        },
+        (err: AppendError) => {
+          for (const p of items) if (this.settle(p)) p.reject(err);
+        },
+      )
+      .finally(() => {
+        for (const p of items) this.onWire.delete(p);
+        this.inFlight--;
+        if (this.queue.length > 0) this.schedule();
+      });
+  }
+}
