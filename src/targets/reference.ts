@@ -119,6 +119,7 @@ async function startReference(
           String(topology.partitions),
           '--failure-timeout-ms',
           '1500',
+          ...(ctx.deferProcessors !== true ? ['--expect-processors', String(topology.processors)] : []),
           ...bugArgs,
         ],
         dataDir: true,
@@ -127,14 +128,15 @@ async function startReference(
           await repoint('log', logAddress);
         },
       },
-      'now',
+      'together',
     );
-    const ingressToLog = await makeProxy('ingress->log', 'log', logAddress);
+    // The log starts with the others: its proxies lead nowhere until it is ready (onReady above).
+    const ingressToLog = await makeProxy('ingress->log', 'log', PLACEHOLDER_UPSTREAM);
 
     // processors
     for (let i = 1; i <= topology.processors; i++) {
       const node = `processor-${i}`;
-      const toLog = await makeProxy(`${node}->log`, 'log', logAddress);
+      const toLog = await makeProxy(`${node}->log`, 'log', PLACEHOLDER_UPSTREAM);
       const advertised = await makeProxy(`ingress->${node}`, node, PLACEHOLDER_UPSTREAM);
       await addService(
         {
@@ -195,8 +197,8 @@ async function startReference(
         'together',
       );
     }
-    // Processors and ingresses start side by side (each finds the others through the log's
-    // partition table and its proxies); all settle before a failure is reported, so the
+    // The log, processors and ingresses start side by side (each finds the others through the
+    // log's partition table and the proxies, re-pointed as each one is ready); all settle before a failure is reported, so the
     // cleanup never races a start still under way.
     const settled = await Promise.allSettled(together.map((s) => s.start()));
     const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');

@@ -33,6 +33,11 @@ export interface ControllerOptions {
    * processors started together share the partitions instead of the first one taking all.
    */
   startupSettleMs?: number;
+  /**
+   * Processors expected to start together: once this many nodes have sent a heartbeat the
+   * settle ends at once (0 or unset: always wait startupSettleMs).
+   */
+  expectNodes?: number;
   tickMs?: number;
   maxNodes?: number;
   /** `change` names the new epoch, which fences every proposal of an older one. */
@@ -254,8 +259,11 @@ export class Controller {
           if (counts.has(m.leaderNode)) counts.set(m.leaderNode, (counts.get(m.leaderNode) ?? 0) + 1);
         } else needy.push(p);
       }
+      const expected = this.o.expectNodes ?? 0;
       const settled =
-        this.firstHeartbeatMs !== undefined && now - this.firstHeartbeatMs >= (this.o.startupSettleMs ?? 0);
+        this.firstHeartbeatMs !== undefined &&
+        (now - this.firstHeartbeatMs >= (this.o.startupSettleMs ?? 0) ||
+          (expected > 0 && this.nodes.size >= expected));
       let raced = false;
       for (const p of needy) {
         const m = this.o.metadata.get(p);

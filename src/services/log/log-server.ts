@@ -38,6 +38,8 @@ export interface LogServerOptions {
   maxRecordBytes?: number;
   /** See ControllerOptions.startupSettleMs. */
   startupSettleMs?: number;
+  /** See ControllerOptions.expectNodes. */
+  expectNodes?: number;
   /** Bug switches (src/services/bugs.ts); none by default. */
   bugs?: ReadonlySet<BugName>;
   logger?: Logger;
@@ -103,6 +105,7 @@ export async function startLogServer(options: LogServerOptions): Promise<Started
     metadata,
     logger: logger.child('controller'),
     startupSettleMs: options.startupSettleMs ?? logServerDefaults.startupSettleMs,
+    expectNodes: options.expectNodes ?? 0,
     bugs: options.bugs ?? noBugs,
     onLeaderChange: (p, reason, change) => {
       metrics.leaderChanged(p, reason);

@@ -40,6 +40,14 @@ export const logRole = defineRole({
       max: 600_000,
       description: 'a processor silent this long is dead',
     },
+    expectProcessors: {
+      type: 'int',
+      default: 0,
+      min: 0,
+      max: 1000,
+      description:
+        'processors started together: once this many have sent a heartbeat, the first leaders are picked without waiting the start-up settle (0 = always wait)',
+    },
     maxRecordBytes: {
       type: 'int',
       default: logServerDefaults.maxRecordBytes,
@@ -70,6 +78,7 @@ export const logRole = defineRole({
         partitions: options.partitions,
         failureTimeoutMs: options.failureTimeoutMs,
         maxRecordBytes: options.maxRecordBytes,
+        expectNodes: options.expectProcessors,
         bugs,
         logger: context.logger,
         env: context.env,

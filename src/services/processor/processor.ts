@@ -110,6 +110,8 @@ class ProcessorNode {
   private readonly abort = new AbortController();
   private heartbeatLoop: Promise<void> | undefined;
   private lastHeartbeatOkMs = 0;
+  /** The last table had a hosted partition without a leader (at start-up, or no live replica). */
+  private leaderless = true;
   private inFlight = 0;
   private leaseExpired = true;
 
@@ -161,7 +163,11 @@ class ProcessorNode {
         this.o.logger.warn('lease expired: no contact with the controller', { leaseMs });
         for (const r of this.replicas.values()) r.onLeaseExpired();
       }
-      const wait = Math.max(0, interval - (Date.now() - started));
+      // While a partition it hosts has no leader, the node asks again soon (at most every
+      // 50 ms), so that it learns the first leaders picked at start-up without waiting a
+      // whole interval; once every one is led it heartbeats at the interval.
+      const every = this.leaderless ? Math.min(interval, 50) : interval;
+      const wait = Math.max(0, every - (Date.now() - started));
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, wait);
         this.abort.signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
@@ -204,6 +210,7 @@ class ProcessorNode {
       replica.start();
     }
     for (const a of table.partitions) this.replicas.get(a.partition)?.onAssignment(a);
+    this.leaderless = table.partitions.some((a) => this.replicas.has(a.partition) && a.leaderNode === '');
   }
 
   private notify(ingressId: string, notification: w.IngressNotification): void {
