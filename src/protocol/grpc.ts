@@ -43,6 +43,8 @@ export const clientChannelOptions: grpc.ChannelOptions = {
   'grpc.initial_reconnect_backoff_ms': 100,
   'grpc.max_reconnect_backoff_ms': 1000,
   'grpc.enable_retries': 0,
+  // No channelz bookkeeping (per-call counters and traces nobody reads): a few % of CPU per call.
+  'grpc.enable_channelz': 0,
   'grpc.max_receive_message_length': 16 * 1024 * 1024,
   'grpc.max_send_message_length': 16 * 1024 * 1024,
 };
@@ -53,6 +55,7 @@ export const serverOptions: grpc.ServerOptions = {
   'grpc.keepalive_timeout_ms': 2000,
   'grpc.keepalive_permit_without_calls': 1,
   'grpc.http2.min_ping_interval_without_data_ms': 500,
+  'grpc.enable_channelz': 0,
   'grpc.max_receive_message_length': 16 * 1024 * 1024,
   'grpc.max_send_message_length': 16 * 1024 * 1024,
 };
