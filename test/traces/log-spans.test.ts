@@ -1,22 +1,22 @@
 // The log server's spans: append joins the caller's trace (traceparent gRPC metadata) with the
 // lsn it got; a read stream is one span, open while it tails (known through the ledger) and
 // ended with the entries it sent.
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogClient, grpc } from '../../src/protocol/grpc.js';
-import { startLogServer } from '../../src/services/log/log-server.js';
-import { startOtlpReceiver } from '../../src/observe/otlp-receiver.js';
+import { startLogServer, type StartedLogServer } from '../../src/services/log/log-server.js';
+import { startOtlpReceiver, type StartedOtlpReceiver } from '../../src/observe/otlp-receiver.js';
 import { SPAN_LEDGER_ENV } from '../../src/telemetry/tracing.js';
 import { SPAN_LEDGER_PATH } from '../../src/telemetry/span-ledger.js';
 
-test('log append, read and get_tail spans', async (t) => {
+/** A log server in this process (2 partitions, in a temp dir) exporting its spans and ledger to `receiver`. */
+function tracedLog(t: TestContext, receiver: StartedOtlpReceiver): Promise<StartedLogServer> {
   const dir = mkdtempSync(join(tmpdir(), 'limbo-logspans-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  await using receiver = await startOtlpReceiver();
-  const log = await startLogServer({
+  return startLogServer({
     dataDir: dir,
     partitions: 2,
     env: {
@@ -25,6 +25,11 @@ test('log append, read and get_tail spans', async (t) => {
       [SPAN_LEDGER_ENV]: `${receiver.url}${SPAN_LEDGER_PATH}`,
     },
   });
+}
+
+test('log append, read and get_tail spans', async (t) => {
+  await using receiver = await startOtlpReceiver();
+  const log = await tracedLog(t, receiver);
   let stopped = false;
   t.after(async () => {
     if (!stopped) await log.stop();
@@ -83,14 +88,8 @@ test('log append, read and get_tail spans', async (t) => {
 });
 
 test('appends that travel in one batch each get their own span in their own trace', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'limbo-logspans-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
   await using receiver = await startOtlpReceiver();
-  const log = await startLogServer({
-    dataDir: dir,
-    partitions: 2,
-    env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' },
-  });
+  const log = await tracedLog(t, receiver);
   const client = createLogClient(log.addresses.grpc!);
   const traces = ['a', 'b', 'c'].map((c) => c.repeat(32));
   const before = client.appendStats.calls;
