@@ -229,7 +229,7 @@ async function startReference(
             table.partitions.every((a) => a.leaderNode !== '')
           );
         },
-        { what: 'every partition has a leader', timeoutMs: readyTimeoutMs },
+        { what: 'every partition has a leader', timeoutMs: readyTimeoutMs, intervalMs: 25 },
       );
     /** Serving means answering a call end to end; each probe is bounded and abandoned on timeout. */
     const waitForService = (url: string): Promise<true> =>
@@ -239,7 +239,7 @@ async function startReference(
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ probe: 'ready' }),
         }),
-        { what: `${url} answers a call`, timeoutMs: readyTimeoutMs },
+        { what: `${url} answers a call`, timeoutMs: readyTimeoutMs, intervalMs: 25 },
       );
     if (ctx.deferProcessors !== true) {
       await waitForLeaders();
