@@ -16,6 +16,7 @@
 // the wire; the batch call's deadline is the latest of its items'), and its own AbortSignal
 // (an aborted append is taken out of the queue, or answered CANCELLED at once if its batch is
 // already on the wire). A batch whose appends have all been answered so is cancelled.
+import { status } from '@grpc/grpc-js';
 import type * as w from './wire.js';
 
 /** The error an append rejects with: shaped as a grpc-js ServiceError (code, details, message). */
@@ -39,8 +40,6 @@ export interface AppendBatcherOptions {
   maxItems?: number;
   /** Record bytes per batch; a larger single append still goes, alone (default 4 MiB). */
   maxBytes?: number;
-  /** The name of a gRPC status code, for error messages ("UNAVAILABLE"). */
-  statusName?: (code: number) => string;
   now?: () => number;
 }
 
@@ -56,13 +55,9 @@ interface Pending {
   reject(err: AppendError): void;
 }
 
-/** gRPC status codes the batcher answers with itself. */
-const CANCELLED = 1;
-const DEADLINE_EXCEEDED = 4;
-
 /** A ServiceError-shaped error for status `code` (grpc-js formats its own messages the same way). */
-export function appendError(code: number, statusName: string, details: string): AppendError {
-  return Object.assign(new Error(`${code} ${statusName}: ${details}`), { code, details });
+function appendError(code: status, details: string): AppendError {
+  return Object.assign(new Error(`${code} ${status[code] ?? 'UNKNOWN'}: ${details}`), { code, details });
 }
 
 export class AppendBatcher {
@@ -72,7 +67,6 @@ export class AppendBatcher {
   private readonly maxItems: number;
   private readonly maxBytes: number;
   private readonly now: () => number;
-  private readonly statusName: (code: number) => string;
   private calls = 0;
   private appends = 0;
 
@@ -81,7 +75,6 @@ export class AppendBatcher {
     this.maxItems = o.maxItems ?? 512;
     this.maxBytes = o.maxBytes ?? 4 * 1024 * 1024;
     this.now = o.now ?? Date.now;
-    this.statusName = o.statusName ?? ((code) => `status ${code}`);
   }
 
   /** AppendBatch calls sent and appends they carried, since the client was made. */
@@ -96,7 +89,7 @@ export class AppendBatcher {
     return new Promise<w.AppendResponse>((resolve, reject) => {
       const signal = options.signal;
       if (signal?.aborted) {
-        reject(appendError(CANCELLED, 'CANCELLED', 'Cancelled on client'));
+        reject(appendError(status.CANCELLED, 'Cancelled on client'));
         return;
       }
       let bytes = 0;
@@ -113,12 +106,12 @@ export class AppendBatcher {
         reject,
       };
       if (signal) {
-        p.onAbort = () => this.giveUp(p, appendError(CANCELLED, 'CANCELLED', 'Cancelled on client'));
+        p.onAbort = () => this.giveUp(p, appendError(status.CANCELLED, 'Cancelled on client'));
         signal.addEventListener('abort', p.onAbort, { once: true });
       }
       if (options.timeoutMs !== undefined)
         p.timer = setTimeout(
-          () => this.giveUp(p, appendError(DEADLINE_EXCEEDED, 'DEADLINE_EXCEEDED', 'Deadline exceeded')),
+          () => this.giveUp(p, appendError(status.DEADLINE_EXCEEDED, 'Deadline exceeded')),
           Math.max(0, options.timeoutMs),
         );
       this.queue.push(p);
@@ -185,12 +178,11 @@ export class AppendBatcher {
             if (r === undefined)
               p.reject(
                 appendError(
-                  13,
-                  'INTERNAL',
+                  status.INTERNAL,
                   `the log server answered ${res.results.length} of ${items.length} appends`,
                 ),
               );
-            else if (r.code !== 0) p.reject(appendError(r.code, this.statusName(r.code), r.message));
+            else if (r.code !== 0) p.reject(appendError(r.code, r.message));
             else p.resolve({ firstLsn: r.firstLsn, lastLsn: r.lastLsn });
           });
         },

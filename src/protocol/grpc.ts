@@ -134,8 +134,6 @@ export interface LogClient extends Closable {
    * `traceparent` of its metadata, and is answered on its own.
    */
   append: UnaryMethod<w.AppendRequest, w.AppendResponse>;
-  /** One Log.Append call per append, never batched. */
-  appendUnary: UnaryMethod<w.AppendRequest, w.AppendResponse>;
   /** AppendBatch calls sent and the appends they carried. */
   readonly appendStats: { calls: number; appends: number };
   read: StreamMethod<w.ReadRequest, w.ReadResponse>;
@@ -162,27 +160,16 @@ function channel(ctor: LoadedService, address: string, options?: grpc.ChannelOpt
 
 export function createLogClient(address: string, options?: grpc.ChannelOptions): LogClient {
   const c = channel(pkg.Log, address, options);
-  const appendBatch = (c as unknown as Record<string, CallableFunction>).appendBatch as (
-    req: w.AppendBatchRequest,
-    md: grpc.Metadata,
-    opts: grpc.CallOptions,
-    cb: (err: grpc.ServiceError | null, res?: w.AppendBatchResponse) => void,
-  ) => grpc.ClientUnaryCall;
+  const appendBatch = unary<w.AppendBatchRequest, w.AppendBatchResponse>(c, 'appendBatch');
   const batcher = new AppendBatcher({
     send: (req, deadline): BatchCall => {
-      let call: grpc.ClientUnaryCall | undefined;
-      const done = new Promise<w.AppendBatchResponse>((resolve, reject) => {
-        call = appendBatch.call(
-          c,
-          req,
-          new grpc.Metadata(),
-          deadline !== undefined ? { deadline } : {},
-          (err, res) => (err ? reject(err) : resolve(res as w.AppendBatchResponse)),
-        );
+      const cancel = new AbortController();
+      const done = appendBatch(req, {
+        ...(deadline !== undefined ? { timeoutMs: deadline - Date.now() } : {}),
+        signal: cancel.signal,
       });
-      return { done, cancel: () => call?.cancel() };
+      return { done, cancel: () => cancel.abort() };
     },
-    statusName: (code) => grpc.status[code] ?? `status ${code}`,
   });
   return {
     channel: c,
@@ -195,7 +182,6 @@ export function createLogClient(address: string, options?: grpc.ChannelOptions):
         ...(typeof tp === 'string' ? { traceparent: tp } : {}),
       });
     },
-    appendUnary: unary(c, 'append'),
     get appendStats() {
       return batcher.stats;
     },

@@ -198,8 +198,8 @@ async function startReference(
       );
     }
     // The log, processors and ingresses start side by side (each finds the others through the
-    // log's partition table and the proxies, re-pointed as each one is ready); all settle before a failure is reported, so the
-    // cleanup never races a start still under way.
+    // log's partition table and the proxies, re-pointed as each one is ready); all settle
+    // before a failure is reported, so the cleanup never races a start still under way.
     const settled = await Promise.allSettled(together.map((s) => s.start()));
     const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed !== undefined) throw failed.reason;

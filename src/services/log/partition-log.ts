@@ -8,10 +8,11 @@
 // write, and reads stop at the durable tail. The group's bytes go in one write on a handle
 // opened O_DSYNC, which returns once they are on disk as fdatasync would — one trip to the
 // thread pool per group commit instead of two (write, then fdatasync), which matters when
-// the event loop is busy answering the previous group. The most recent durable batches stay in memory
-// (bounded by maxCachedBytes), so tailing readers — every replica follows every partition —
-// read what was just written without a read syscall; older records come from the file. A failed write or fsync poisons the partition
-// (the file's state is unknown, see "fsyncgate"); a restart recovers it from disk.
+// the event loop is busy answering the previous group. The most recent durable batches stay
+// in memory (bounded by maxCachedBytes), so tailing readers — every replica follows every
+// partition — read what was just written without a read syscall; older records come from
+// the file. A failed write poisons the partition (the file's state is unknown, see
+// "fsyncgate"); a restart recovers it from disk.
 import { constants } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import type { LogEntry } from '../../protocol/wire.js';
