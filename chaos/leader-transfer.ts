@@ -34,15 +34,16 @@ export default defineSuite({
     counterHoldMs: 300,
   },
   schedule: [
-    // Before each transfer, the appends of whoever leads partition 0 then are held back 400 ms:
-    // less than the 500 ms heartbeat deadline (same link), so it keeps its lease and proposes
-    // until the table tells it, and what it sent last lands after its successor's announce.
-    at('3s', latency(link(leaderOf({ partition: 0 }), 'log'), { latencyMs: 400 }, { stream: 'upstream' }), {
+    // Before each transfer, the appends of whoever leads partition 0 then are held back 250 ms
+    // and every reply from the log 150 ms: its heartbeats take ~400 ms, within the 500 ms lease
+    // and heartbeat deadline (same link), so it keeps its lease and proposes until the table
+    // tells it, and what it sent last lands after its successor's announce.
+    at('3s', latency(link(leaderOf({ partition: 0 }), 'log'), { latencyMs: 250 }, { stream: 'upstream' }), {
       for: '2500ms',
     }),
-    ...[1, 2, 3].map((n) => at('3s', latency(`processor-${n}->log`, { latencyMs: 300 }), { for: '4s' })),
+    ...[1, 2, 3].map((n) => at('3s', latency(`processor-${n}->log`, { latencyMs: 150 }), { for: '4s' })),
     at('4s', transferLeadership({ partition: 0 }), { for: '1s' }),
-    at('6s', latency(link(leaderOf({ partition: 0 }), 'log'), { latencyMs: 400 }, { stream: 'upstream' }), {
+    at('6s', latency(link(leaderOf({ partition: 0 }), 'log'), { latencyMs: 250 }, { stream: 'upstream' }), {
       for: '2500ms',
     }),
     at('7s', transferLeadership({ partition: 0 }), { for: '1s' }),

@@ -3,7 +3,7 @@
 // after its heal (the system reacts after a heal too, e.g. a restart announces a leader).
 import { runEndMs, type FaultWindow, type RunData } from '../run-data/run-data.js';
 import { result, type Checker, type CheckResult } from './checker.js';
-import { groupSeries, totalIncrease } from './series-math.js';
+import { groupSeries, restartsOf, totalIncrease } from './series-math.js';
 
 export interface WindowCounterSpec {
   name: string;
@@ -28,9 +28,10 @@ export function windowCounterChecker(spec: WindowCounterSpec): Checker {
       const perWindow = [];
       // Grouped once: the series may hold millions of samples, windows are many.
       const grouped = groupSeries(run.series, spec.metrics);
+      const restarts = restartsOf(run.series);
       for (const w of windows) {
         const to = Math.min(end, (w.healedAtMs ?? end) + spec.graceMs);
-        const inc = totalIncrease(grouped, w.injectedAtMs, to);
+        const inc = totalIncrease(grouped, w.injectedAtMs, to, restarts);
         perWindow.push({
           fault: w.fault,
           target: w.target,

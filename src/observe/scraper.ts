@@ -1,7 +1,8 @@
 // The metrics observer: scrapes every service's /metrics every 250 ms into the run's series.
 // Each scrape is bounded by a timeout shorter than the interval, a target whose last scrape is
 // still running is skipped (a paused process must not pile up requests), and the series has a
-// bound on its size. Only limbo_* and toxiproxy_* metrics are kept by default.
+// bound on its size. Only limbo_* and toxiproxy_* metrics are kept by default, and each
+// process's start time (checkers tell a restarted process's counters by it).
 //
 //   tick ─▶ for each service: GET /metrics ─▶ parse ─▶ samples{service, name, labels, tMs, value}
 import http from 'node:http';
@@ -9,6 +10,7 @@ import type { Clock } from '../util/clock.js';
 import { parsePrometheusText } from '../telemetry/prom-text.js';
 import type { RunData, SeriesSample } from '../run-data/run-data.js';
 import type { Observer } from './observer.js';
+import { processStartMetric } from '../protocol/names.js';
 
 export interface ScraperOptions {
   /** Current scrape targets: service name → /metrics URL (asked again every tick). */
@@ -30,7 +32,7 @@ export interface StartedScraper {
 }
 
 export const keepLimboMetrics = (name: string): boolean =>
-  name.startsWith('limbo_') || name.startsWith('toxiproxy_');
+  name.startsWith('limbo_') || name.startsWith('toxiproxy_') || name === processStartMetric;
 
 function fetchText(url: string, timeoutMs: number, agent: http.Agent): Promise<string> {
   return new Promise((resolve, reject) => {

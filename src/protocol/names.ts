@@ -1,6 +1,9 @@
 // Names that are public API (shared/DESIGN.md §2): suites, dashboards and alert rules
 // depend on them. Change one only with a reason written in the issue note.
 
+/** The metric every Node service exports with its process's start time (prom-client's default). */
+export const processStartMetric = 'process_start_time_seconds';
+
 export const metricNames = {
   ingressRequestsTotal: 'limbo_ingress_requests_total',
   ingressPendingRequests: 'limbo_ingress_pending_requests',

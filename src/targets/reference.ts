@@ -117,8 +117,6 @@ async function startReference(
           '0',
           '--partitions',
           String(topology.partitions),
-          '--failure-timeout-ms',
-          '1500',
           ...(ctx.deferProcessors !== true ? ['--expect-processors', String(topology.processors)] : []),
           ...bugArgs,
         ],

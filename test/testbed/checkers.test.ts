@@ -185,6 +185,45 @@ test('leadershipChanged: only leader faults count; the controller counter moving
   assert.equal(leadershipChanged().check(notLeader.run).verdict, 'inconclusive');
 });
 
+test('leadershipChanged: a restarted process counting back up to its old value is a change', () => {
+  // processor-2 led once before its restart and once after: the counter reads 1 both times.
+  const b = new RunBuilder().fault({
+    fault: 'restart',
+    target: 'processor-2',
+    leader: true,
+    healedAtMs: 5000,
+  });
+  const became = { partition: '1', transition: 'became_leader' };
+  b.sample('processor-2', 'limbo_processor_leadership_changes_total', became, [
+    [1000, 1],
+    [4000, 1],
+    [6000, 1],
+  ]);
+  assert.equal(leadershipChanged().check(b.run).verdict, 'fail', 'without start times a reset is invisible');
+  b.sample('processor-2', 'process_start_time_seconds', {}, [
+    [1000, 1700000000],
+    [4000, 1700000000],
+    [6000, 1700000004],
+  ]);
+  assert.equal(leadershipChanged().check(b.run).verdict, 'pass');
+  // Another service's restart does not count for this one's counter.
+  const other = new RunBuilder().fault({
+    fault: 'restart',
+    target: 'processor-2',
+    leader: true,
+    healedAtMs: 5000,
+  });
+  other.sample('processor-2', 'limbo_processor_leadership_changes_total', became, [
+    [1000, 1],
+    [6000, 1],
+  ]);
+  other.sample('processor-3', 'process_start_time_seconds', {}, [
+    [1000, 1],
+    [6000, 2],
+  ]);
+  assert.equal(leadershipChanged().check(other.run).verdict, 'fail');
+});
+
 test('exactlyOnce: ok adds plus a subset of info adds pass', () => {
   const b = new RunBuilder();
   b.add(100, 200, 'ok', 'a', 2, 'k1');

@@ -5,6 +5,9 @@
 //      ├─ NOT_LEADER / LOST_LEADERSHIP / INTERNAL ─┐
 //      ├─ connection lost (keepalive, reset) ──────┼─▶ backoff (50 ms doubling, cap 1 s) ─▶ resend
 //      └─ per-attempt deadline ────────────────────┘      same request id, same invocation id
+// A backoff ends early when the partition table changes, and a new leader (a higher epoch in
+// the table) starts the backoff afresh: a request resent into an outage reaches the new leader
+// as soon as the table names it, not a whole doubled backoff later.
 // Resending is always safe: the invocation id makes a resend attach to the invocation the
 // first attempt may have created, and the request id lets the leader hand a resend the
 // reply slot of the attempt still in flight.
@@ -17,7 +20,7 @@ import { spanAttributes as A } from '../../protocol/names.js';
 import type { Logger } from '../../telemetry/logger.js';
 import type { BugName } from '../bugs.js';
 import { contextOf, traceparentOf } from '../../telemetry/tracing.js';
-import { Backoff, sleep } from '../../util/backoff.js';
+import { Backoff } from '../../util/backoff.js';
 import type { IngressMetrics } from './metrics.js';
 import type { Router } from './router.js';
 
@@ -98,10 +101,13 @@ export class Dispatcher {
     let hint: string | undefined;
     let reason: ResendReason | '' = '';
     let attempt = 0;
+    let epoch: number | undefined;
     // Every failure below is followed by a backoff and a resend, counted by its reason.
     for (;;) {
       signal.throwIfAborted();
       const route = router.leaderFor(partition);
+      if (route !== undefined && epoch !== undefined && route.epoch > epoch) backoff.reset();
+      if (route !== undefined) epoch = Math.max(epoch ?? 0, route.epoch);
       const address = hint ?? route?.address;
       hint = undefined;
       if (address === undefined) {
@@ -164,7 +170,8 @@ export class Dispatcher {
       span.end();
       if (final !== undefined) throw final;
       metrics.resends.inc({ partition: p, reason });
-      await sleep(backoff.next(), signal);
+      await router.waitForChange(backoff.next(), signal);
+      signal.throwIfAborted();
     }
   }
 }

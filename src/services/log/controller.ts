@@ -2,7 +2,7 @@
 // and the partition table as a stream.
 //
 //   Heartbeat(node, address, partitions) ─▶ nodes (last seen) ─┐
-//   tick (every ~100 ms: liveness)        ─────────────────────┼─▶ reconcile (one at a time)
+//   tick (every timeout/20, 10–100 ms)    ─────────────────────┼─▶ reconcile (one at a time)
 //   TransferLeadership / external CAS     ─────────────────────┘      │
 //        keep a live leader; else pick the live host with the fewest  │
 //        leaderships (ties rotate by partition) and claim epoch+1 by  ▼
@@ -91,7 +91,7 @@ export class Controller {
   }
 
   start(): void {
-    const tickMs = this.o.tickMs ?? Math.max(10, Math.min(100, Math.floor(this.o.failureTimeoutMs / 5)));
+    const tickMs = this.o.tickMs ?? Math.max(10, Math.min(100, Math.floor(this.o.failureTimeoutMs / 20)));
     this.timer = setInterval(() => void this.requestReconcile(), tickMs);
   }
 

@@ -58,7 +58,7 @@ export interface StartedLogServer extends StartedService {
 export const logServerDefaults = {
   host: '127.0.0.1',
   partitions: 4,
-  failureTimeoutMs: 1500,
+  failureTimeoutMs: 700,
   maxRecordBytes: 1024 * 1024,
   startupSettleMs: 300,
 } as const;

@@ -142,8 +142,8 @@ class ProcessorNode {
   }
 
   private async heartbeats(address: string): Promise<void> {
-    const interval = this.o.heartbeatIntervalMs ?? 250;
-    const leaseMs = this.o.leaseMs ?? 1000;
+    const interval = this.o.heartbeatIntervalMs ?? 100;
+    const leaseMs = this.o.leaseMs ?? 500;
     while (!this.abort.signal.aborted) {
       const started = Date.now();
       try {
@@ -151,7 +151,9 @@ class ProcessorNode {
           { node: this.o.node, address, partitions: this.o.partitions ?? [] },
           { timeoutMs: Math.max(interval * 2, 500), signal: this.abort.signal },
         );
-        this.lastHeartbeatOkMs = Date.now();
+        // The lease runs from when the heartbeat was sent: the controller saw it no earlier,
+        // so this node steps down before the controller can declare it dead.
+        this.lastHeartbeatOkMs = started;
         this.leaseExpired = false;
         if (res.table) this.onTable(res.table);
       } catch (err) {

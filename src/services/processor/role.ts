@@ -29,10 +29,10 @@ const options = {
     description: 'ingress protocol',
   },
   partitions: { type: 'list', description: 'partitions to host, comma-separated [default: all]' },
-  heartbeatIntervalMs: { type: 'int', default: 250, min: 10, max: 60_000, description: 'heartbeat interval' },
+  heartbeatIntervalMs: { type: 'int', default: 100, min: 10, max: 60_000, description: 'heartbeat interval' },
   leaseMs: {
     type: 'int',
-    default: 1000,
+    default: 500,
     min: 50,
     max: 600_000,
     description: 'step down after this long without the controller',
