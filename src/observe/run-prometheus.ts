@@ -7,7 +7,12 @@
 //   converge done ─▶ settle(): one scrape of every target after it ─▶ evaluate(queries)
 //
 // A restarted service comes back on a new metrics port; the watcher sees the new URL on its
-// next tick and rewrites the targets file, so Prometheus follows it. The TSDB lives in
+// next tick and rewrites the targets file, so Prometheus follows it. Prometheus hands new
+// targets to its scrapers on a fixed 5 s tick from its own start, so the runner starts it
+// before the testbed (with no targets yet), and once the testbed is up writes them at once
+// and waits for the first scrape (`firstScrape`) before the clients start: the ~5 s overlap
+// the topology's start-up instead of following it.
+// The TSDB lives in
 // `<runDir>/prometheus/` and is kept: `prometheus --storage.tsdb.path=<it>` reopens the run.
 import { join } from 'node:path';
 import type { PromqlQuery } from '../run-data/run-data.js';
@@ -28,7 +33,7 @@ export interface RunPrometheusOptions {
   rulesFiles?: readonly string[];
   scrapeIntervalMs?: number;
   watchMs?: number;
-  /** Bound on the wait for the first scrape of every initial target. */
+  /** Bound on the wait for the first scrape of every target (firstScrape). */
   firstScrapeTimeoutMs?: number;
   log?: (line: string) => void;
   binary?: string;
@@ -38,6 +43,11 @@ export interface StartedRunPrometheus extends AsyncDisposable {
   readonly prometheus: StartedPrometheus;
   readonly url: string;
   readonly dataDir: string;
+  /**
+   * Resolves once every current target has been scraped (bounded; a timeout is logged, not
+   * thrown), so the dashboards and assertions see the run from here on.
+   */
+  firstScrape(): Promise<void>;
   /** Waits (bounded) until every target has been scraped after now, so queries see the present. */
   settle(timeoutMs?: number): Promise<void>;
   /** Evaluates each query at `endMs` ('end') or every 1 s from `startMs` to `endMs` ('range'); never throws. */
@@ -79,16 +89,18 @@ export async function startRunPrometheus(options: RunPrometheusOptions): Promise
       clearInterval(watcher);
       await prometheus.stop();
     })());
-  try {
-    // So the dashboards and assertions see the run from its start.
-    await prometheus.waitForTargetsUp(options.firstScrapeTimeoutMs ?? 20_000);
-  } catch (err) {
-    log(`prometheus: ${messageOf(err)}`);
-  }
+  let first: Promise<void> | undefined;
   return {
     prometheus,
     url: prometheus.url,
     dataDir,
+    firstScrape: () =>
+      (first ??= (async () => {
+        await sync();
+        await prometheus.waitForTargetsUp(options.firstScrapeTimeoutMs ?? 20_000).catch((err: unknown) => {
+          log(`prometheus: ${messageOf(err)}`);
+        });
+      })()),
     async settle(timeoutMs = scrapeIntervalMs * 5) {
       await sync();
       await prometheus.waitForScrapesAfter(Date.now(), timeoutMs).catch((err: unknown) => {

@@ -12,7 +12,11 @@ import { runCheckersOn, result, type CheckResult, type Checker } from '../checke
 import { startSchedule, type ActiveFault, type RunningSchedule } from '../faults/schedule.js';
 import { eachObserver, type Observer } from '../observe/observer.js';
 import type { StartedPrometheus } from '../observe/prometheus-server.js';
-import { prometheusObserver, startRunPrometheus } from '../observe/run-prometheus.js';
+import {
+  prometheusObserver,
+  startRunPrometheus,
+  type StartedRunPrometheus,
+} from '../observe/run-prometheus.js';
 import { keepLimboMetrics, metricsObserver, startScraper } from '../observe/scraper.js';
 import { writeReport } from '../report/write-report.js';
 import { runFiles } from '../run-data/files.js';
@@ -126,6 +130,10 @@ export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<
     });
   const progress = setInterval(tick, options.progressIntervalMs ?? 1000);
   tick(); // the start phase is shown at once, however fast the testbed starts
+  // The run's Prometheus starts beside the testbed (its first scrape comes on its own clock,
+  // see run-prometheus.ts); it learns the targets once the testbed is up.
+  let bed: StartedTestbed | undefined;
+  const prometheus = startPrometheusEarly(options, runDir, () => bed, cleanup);
   try {
     const testbed = await startTestbed({
       target: options.target,
@@ -138,6 +146,7 @@ export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<
       pendingOps: () => history.inFlight(),
       cleanup,
     });
+    bed = testbed;
     const ctx: RunContext = {
       suite,
       options,
@@ -157,7 +166,7 @@ export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<
       },
       setActive: (list) => (active = list),
     };
-    await startObservers(ctx);
+    await startObservers(ctx, prometheus);
     const workload = await warmUp(ctx);
     const schedule = await chaos(ctx);
     await heal(ctx, schedule);
@@ -168,13 +177,40 @@ export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<
     return { runDir, verdict, run };
   } finally {
     clearInterval(progress);
+    await prometheus?.catch(() => undefined); // its stop is in the cleanup once it has started
     await cleanup.runAll();
     await history.close();
   }
 }
 
+/** Starts the run's Prometheus when asked for one (undefined: none); its stop joins `cleanup`. */
+function startPrometheusEarly(
+  options: RunSuiteOptions,
+  runDir: string,
+  testbed: () => StartedTestbed | undefined,
+  cleanup: Cleanup,
+): Promise<StartedRunPrometheus> | undefined {
+  if (options.prometheus === undefined) return undefined;
+  const started = startRunPrometheus({
+    runDir,
+    targets: () => testbed()?.prometheusTargets() ?? [],
+    rulesFiles: options.prometheus.rulesFiles ?? [],
+    ...(options.prometheus.binary !== undefined ? { binary: options.prometheus.binary } : {}),
+    log: options.onLog ?? (() => {}),
+  });
+  const withStop = started.then((prom) => {
+    cleanup.add('prometheus', () => prom.stop());
+    return prom;
+  });
+  withStop.catch(() => undefined); // a start that fails is reported in startObservers
+  return withStop;
+}
+
 /** The run's observers: the metrics scraper and, when asked for, the run's Prometheus. */
-async function startObservers(ctx: RunContext): Promise<void> {
+async function startObservers(
+  ctx: RunContext,
+  prometheus: Promise<StartedRunPrometheus> | undefined,
+): Promise<void> {
   const { options, testbed, run, log } = ctx;
   const scraper = startScraper({
     clock: ctx.clock,
@@ -185,16 +221,11 @@ async function startObservers(ctx: RunContext): Promise<void> {
   ctx.cleanup.add('scraper', () => scraper.stop());
   ctx.observers.push(metricsObserver(scraper), testbed.spans.observer);
   run.prometheus = { missing: options.noPrometheusReason ?? '--prometheus off', evaluations: [] };
-  if (options.prometheus === undefined) return;
+  if (options.prometheus === undefined || prometheus === undefined) return;
   try {
-    const prom = await startRunPrometheus({
-      runDir: ctx.runDir,
-      targets: () => testbed.prometheusTargets(),
-      rulesFiles: options.prometheus.rulesFiles ?? [],
-      ...(options.prometheus.binary !== undefined ? { binary: options.prometheus.binary } : {}),
-      log,
-    });
-    ctx.cleanup.add('prometheus', () => prom.stop());
+    const prom = await prometheus;
+    // So the dashboards and assertions see the run from its start: the clients begin after it.
+    await prom.firstScrape();
     const queries = ctx.suite.expect.flatMap((c) => c.promql ?? []);
     ctx.observers.push(prometheusObserver(prom, queries, options.prometheus.beforeStop));
     run.prometheus = { url: prom.url, dataDir: prom.dataDir, evaluations: [] };
