@@ -10,9 +10,8 @@
 // next tick and rewrites the targets file, so Prometheus follows it. Prometheus hands new
 // targets to its scrapers on a fixed 5 s tick from its own start, so the runner starts it
 // before the testbed (with no targets yet), and once the testbed is up writes them at once
-// and waits for the first scrape (`firstScrape`) before the clients start: the ~5 s overlap
-// the topology's start-up instead of following it.
-// The TSDB lives in
+// and waits for the first scrape (`firstScrape`) before the clients start: the ~5 s wait
+// overlaps the topology's start-up instead of following it. The TSDB lives in
 // `<runDir>/prometheus/` and is kept: `prometheus --storage.tsdb.path=<it>` reopens the run.
 import { join } from 'node:path';
 import type { PromqlQuery } from '../run-data/run-data.js';
