@@ -88,18 +88,16 @@ export async function startRunPrometheus(options: RunPrometheusOptions): Promise
       clearInterval(watcher);
       await prometheus.stop();
     })());
-  let first: Promise<void> | undefined;
   return {
     prometheus,
     url: prometheus.url,
     dataDir,
-    firstScrape: () =>
-      (first ??= (async () => {
-        await sync();
-        await prometheus.waitForTargetsUp(options.firstScrapeTimeoutMs ?? 20_000).catch((err: unknown) => {
-          log(`prometheus: ${messageOf(err)}`);
-        });
-      })()),
+    async firstScrape() {
+      await sync();
+      await prometheus.waitForTargetsUp(options.firstScrapeTimeoutMs ?? 20_000).catch((err: unknown) => {
+        log(`prometheus: ${messageOf(err)}`);
+      });
+    },
     async settle(timeoutMs = scrapeIntervalMs * 5) {
       await sync();
       await prometheus.waitForScrapesAfter(Date.now(), timeoutMs).catch((err: unknown) => {

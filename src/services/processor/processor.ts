@@ -54,6 +54,9 @@ export interface StartedProcessor extends StartedService {
   readonly replicas: ReadonlyMap<number, PartitionReplica>;
 }
 
+/** The heartbeat and lease defaults (`limbo serve processor` shows the same). */
+export const processorDefaults = { heartbeatIntervalMs: 100, leaseMs: 500 } as const;
+
 export async function startProcessor(options: ProcessorOptions): Promise<StartedProcessor> {
   const host = options.host ?? '127.0.0.1';
   const registry = options.registry ?? createRegistry({ service: options.node });
@@ -142,8 +145,8 @@ class ProcessorNode {
   }
 
   private async heartbeats(address: string): Promise<void> {
-    const interval = this.o.heartbeatIntervalMs ?? 100;
-    const leaseMs = this.o.leaseMs ?? 500;
+    const interval = this.o.heartbeatIntervalMs ?? processorDefaults.heartbeatIntervalMs;
+    const leaseMs = this.o.leaseMs ?? processorDefaults.leaseMs;
     while (!this.abort.signal.aborted) {
       const started = Date.now();
       try {

@@ -3,7 +3,7 @@ import type { OptionSpecs } from '../../util/options.js';
 import { UsageError } from '../../util/errors.js';
 import { bugsOption, parseBugs } from '../bugs.js';
 import { defineRole } from '../service.js';
-import { startProcessor } from './processor.js';
+import { processorDefaults, startProcessor } from './processor.js';
 import { roleDescriptions } from '../role-descriptions.js';
 
 const options = {
@@ -29,10 +29,16 @@ const options = {
     description: 'ingress protocol',
   },
   partitions: { type: 'list', description: 'partitions to host, comma-separated [default: all]' },
-  heartbeatIntervalMs: { type: 'int', default: 100, min: 10, max: 60_000, description: 'heartbeat interval' },
+  heartbeatIntervalMs: {
+    type: 'int',
+    default: processorDefaults.heartbeatIntervalMs,
+    min: 10,
+    max: 60_000,
+    description: 'heartbeat interval',
+  },
   leaseMs: {
     type: 'int',
-    default: 500,
+    default: processorDefaults.leaseMs,
     min: 50,
     max: 600_000,
     description: 'step down after this long without the controller',
