@@ -21,8 +21,11 @@ export function isErrorAnswer(p: PairedOp): boolean {
 /** The error message the server put in the body, if any. */
 export function errorMessageOf(p: PairedOp): string | undefined {
   const body = p.end?.response?.body;
-  if (typeof body === 'object' && body !== null && typeof (body as { error?: unknown }).error === 'string')
-    return (body as { error: string }).error;
+  if (typeof body !== 'object' || body === null) return undefined;
+  // limbo's ingress says `error`; Restate's (and many HTTP APIs) say `message`.
+  const { error, message } = body as { error?: unknown; message?: unknown };
+  if (typeof error === 'string') return error;
+  if (typeof message === 'string') return message;
   return undefined;
 }
 

@@ -145,6 +145,23 @@ test('noImpossibleErrors: a final 404 and a 500 the cluster could have served fa
   assert.match(r.summary, /final 404 .*inv_x.*not found/);
   assert.match(r.summary, /500 although the cluster served calls afterwards/);
   assert.deepEqual(r.evidence.invocationIds, ['inv_x', 'inv_y']);
+  // Restate's error bodies say `message`, not `error`: the verdict quotes them too.
+  const restate = new RunBuilder();
+  restate.op(
+    100,
+    200,
+    'info',
+    'call',
+    {},
+    {
+      response: {
+        status: 404,
+        body: { code: 404, message: "service 'Counter' not found", source: 'ingress' },
+      },
+    },
+  );
+  calls(restate, 500, 2000, 100, 20);
+  assert.match(noImpossibleErrors().check(restate.run).summary, /final 404 .*service 'Counter' not found/);
 });
 
 test('acknowledgedEffectsPresent: an accepted send whose attach says not found is a lost effect', () => {
