@@ -113,9 +113,15 @@ function serverStream<Req, Res>(client: grpc.Client, name: string): StreamMethod
     const callOptions: grpc.CallOptions = {};
     if (options.timeoutMs !== undefined) callOptions.deadline = Date.now() + options.timeoutMs;
     const call = method.call(client, req, options.metadata ?? new grpc.Metadata(), callOptions);
-    if (options.signal) {
-      if (options.signal.aborted) call.cancel();
-      else options.signal.addEventListener('abort', () => call.cancel(), { once: true });
+    const signal = options.signal;
+    if (signal) {
+      if (signal.aborted) call.cancel();
+      else {
+        // A long-lived signal (a service's own) outlives many streams: each takes its listener back.
+        const onAbort = (): void => call.cancel();
+        signal.addEventListener('abort', onAbort, { once: true });
+        call.once('status', () => signal.removeEventListener('abort', onAbort));
+      }
     }
     return call;
   };

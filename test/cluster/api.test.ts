@@ -2,6 +2,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { call, TestCluster } from '../helpers/cluster.js';
+import { sleep } from '../../src/util/backoff.js';
 
 let cluster: TestCluster;
 before(async () => {
@@ -119,4 +120,15 @@ test('metrics: requests counted, nothing left pending', async () => {
   assert.equal(await cluster.ingressMetric('limbo_ingress_pending_requests'), 0);
   assert.equal(await cluster.ingressMetric('limbo_ingress_oldest_pending_seconds'), 0);
   assert.ok((await cluster.ingressMetric('limbo_ingress_rpc_attempts_total', { result: 'ok' })) > 0);
+});
+
+test('services warn of no listener pile-up after many heartbeats', async () => {
+  // Each heartbeat (every 100 ms) once left an abort listener on the processor's own signal:
+  // Node warned after the 11th ("MaxListenersExceededWarning") and the listeners grew for the
+  // process's whole life. Two seconds is twenty heartbeats.
+  await sleep(2000);
+  for (const p of [cluster.log, cluster.ingress, ...cluster.processors]) {
+    assert.ok(p, 'the service started');
+    assert.doesNotMatch(p.tail(), /MaxListenersExceeded/, `${p.name}: ${p.tail(5)}`);
+  }
 });

@@ -25,6 +25,7 @@ import { createRegistry, startMetricsServer, type StartedMetricsServer } from '.
 import type { StartedService } from '../service.js';
 import { createProcessorMetrics, type ProcessorMetrics } from './metrics.js';
 import { PartitionReplica, type Protocol } from './partition-replica.js';
+import { sleep } from '../../util/backoff.js';
 
 export interface ProcessorOptions {
   node: string;
@@ -173,10 +174,8 @@ class ProcessorNode {
       // whole interval; once every one is led it heartbeats at the interval.
       const every = this.leaderless ? Math.min(interval, 50) : interval;
       const wait = Math.max(0, every - (Date.now() - started));
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, wait);
-        this.abort.signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
-      });
+      // (sleep removes its abort listener when the time is up: one per beat would pile up.)
+      await sleep(wait, this.abort.signal).catch(() => undefined);
     }
   }
 
