@@ -2,7 +2,7 @@
 import './compile-cache.js'; // first: the commands' modules load after it
 import { commands } from './commands.js';
 import { exitCodes } from './command.js';
-import { UsageError } from '../util/errors.js';
+import { exitWith, runCommand } from './run-command.js';
 
 function usage(): string {
   const lines = ['usage: limbo <command> [options]', '', 'commands:'];
@@ -22,27 +22,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`limbo: unknown command "${name}"\n\n${usage()}`);
     return exitCodes.usage;
   }
-  try {
-    const command = await entry.load();
-    return await command.run(rest, process.env);
-  } catch (err) {
-    if (err instanceof UsageError) {
-      process.stderr.write(`limbo ${name}: ${err.message}\n`);
-      return exitCodes.usage;
-    }
-    process.stderr.write(
-      `limbo ${name}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
-    );
-    return exitCodes.fail;
-  }
+  return runCommand(name, () => entry.load(), rest);
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err: unknown) => {
-    process.stderr.write(`limbo: ${String(err)}\n`);
-    process.exitCode = 1;
-  },
-);
+exitWith(main(process.argv.slice(2)));

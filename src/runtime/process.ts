@@ -5,7 +5,7 @@
 //              └─▶ log file (stdout and stderr, interleaved, as they come)
 // Only processes started here are ever signalled, always by their own PID.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync, statSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
@@ -67,15 +67,50 @@ const TAIL_LINES = 200;
 export const serviceNodeFlags: readonly string[] = ['--max-semi-space-size=4'];
 
 /**
- * The command and arguments that run the `limbo` CLI from this checkout as a service. Node
- * flags in `LIMBO_SERVICE_NODE_ARGS` (space-separated, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`)
- * go after serviceNodeFlags (so they can override them), for profiling services (Node refuses
- * --cpu-prof in NODE_OPTIONS).
+ * The command and arguments that run the `limbo` CLI from this checkout (its services, and
+ * tests that run other commands). Node flags in `LIMBO_SERVICE_NODE_ARGS` (space-separated,
+ * e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) go after serviceNodeFlags (so they can override
+ * them), for profiling services (Node refuses --cpu-prof in NODE_OPTIONS).
  */
 export function limboCommand(env: NodeJS.ProcessEnv = process.env): { command: string; args: string[] } {
-  const main = fileURLToPath(new URL('../cli/main.js', import.meta.url));
+  return nodeCommand(env, serviceEntryFiles.main);
+}
+
+/** As limboCommand, for `limbo serve …` only: from the services' bundle when it is current (serviceEntry). */
+export function serveCommandLine(env: NodeJS.ProcessEnv = process.env): { command: string; args: string[] } {
+  return nodeCommand(env, serviceEntry(env));
+}
+
+function nodeCommand(env: NodeJS.ProcessEnv, entry: string): { command: string; args: string[] } {
   const nodeArgs = (env.LIMBO_SERVICE_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
-  return { command: process.execPath, args: [...serviceNodeFlags, ...nodeArgs, main] };
+  return { command: process.execPath, args: [...serviceNodeFlags, ...nodeArgs, entry] };
+}
+
+/**
+ * `dist/src/cli/serve.bundle.mjs` (scripts/bundle-services.mjs: `limbo serve` and what it
+ * loads in one file, about half a service's start-up) when it exists, `LIMBO_SERVICE_BUNDLE`
+ * is not `off`, and it is no older than the last tsc build (dist/.tsbuildinfo), so a bundle
+ * left behind by an earlier build never runs newer code's services; else `dist/src/cli/main.js`.
+ */
+export function serviceEntry(env: NodeJS.ProcessEnv = process.env, files = serviceEntryFiles): string {
+  if (env.LIMBO_SERVICE_BUNDLE === 'off') return files.main;
+  const built = mtimeMs(files.buildInfo);
+  const bundled = mtimeMs(files.bundle);
+  return bundled !== undefined && (built === undefined || bundled >= built) ? files.bundle : files.main;
+}
+
+export const serviceEntryFiles = {
+  main: fileURLToPath(new URL('../cli/main.js', import.meta.url)),
+  bundle: fileURLToPath(new URL('../cli/serve.bundle.mjs', import.meta.url)),
+  buildInfo: fileURLToPath(new URL('../../.tsbuildinfo', import.meta.url)),
+};
+
+function mtimeMs(path: string): number | undefined {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return undefined;
+  }
 }
 
 export async function startProcess(options: ProcessOptions): Promise<StartedProcess> {
@@ -191,7 +226,7 @@ export function startLimboService(
   args: readonly string[],
   options: Partial<Omit<ProcessOptions, 'command' | 'args'>> = {},
 ): Promise<StartedProcess> {
-  const cmd = limboCommand(options.env ?? process.env);
+  const cmd = serveCommandLine(options.env ?? process.env);
   return startProcess({
     name: options.name ?? role,
     command: cmd.command,

@@ -1,0 +1,20 @@
+// `limbo serve <role> …` alone: the entry point of the service processes a run starts. It is
+// what scripts/bundle-services.mjs bundles (with the modules it loads) into one file, which
+// a service loads in about half the time of the ~300 files behind it (runtime/process.ts
+// picks the bundle when it is current). Same arguments, output and exit codes as `limbo serve`.
+import './compile-cache.js'; // first: the service's modules load after it
+import { exitWith, runCommand } from './run-command.js';
+import { serveCommand } from './serve.js';
+import { UsageError } from '../util/errors.js';
+
+const [name, ...rest] = process.argv.slice(2);
+exitWith(
+  runCommand(
+    'serve',
+    () =>
+      name === 'serve'
+        ? Promise.resolve(serveCommand)
+        : Promise.reject(new UsageError(`this entry point runs only "serve" (got "${name ?? ''}")`)),
+    rest,
+  ),
+);
