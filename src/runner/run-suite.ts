@@ -19,6 +19,7 @@ import {
 } from '../observe/run-prometheus.js';
 import { keepLimboMetrics, metricsObserver, startScraper } from '../observe/scraper.js';
 import { writeReport } from '../report/write-report.js';
+import { collectGarbage } from '../util/gc.js';
 import { runFiles } from '../run-data/files.js';
 import type { HistoryOp, RunData } from '../run-data/run-data.js';
 import { createRunDir, pointLatest } from '../run-data/run-dir.js';
@@ -101,7 +102,23 @@ interface RunContext {
   setActive(list: readonly ActiveFault[]): void;
 }
 
+/** Runs of this process under way (explore runs several side by side). */
+let runsUnderWay = 0;
+
 export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<SuiteRunResult> {
+  // The previous runs' data is garbage now: one full collection before this run starts keeps
+  // the heap from growing run after run (util/gc.ts). Never while another run of this process
+  // is under way: the pause would stall its clients and its embedded Toxiproxy.
+  if (runsUnderWay === 0) collectGarbage();
+  runsUnderWay++;
+  try {
+    return await runOneSuite(suite, options);
+  } finally {
+    runsUnderWay--;
+  }
+}
+
+async function runOneSuite(suite: Suite, options: RunSuiteOptions): Promise<SuiteRunResult> {
   const clock = options.clock ?? createClock();
   const cleanup = options.cleanup ?? createCleanup();
   const log = options.onLog ?? (() => {});
