@@ -29,7 +29,8 @@ await esbuild.build({
   bundle: true,
   platform: 'node',
   format: 'esm',
-  target: `node${process.versions.node.split('.')[0]}`,
+  // The oldest Node the project runs on, whichever Node builds it (a bundle made on 24 runs on 20).
+  target: 'node20',
   // CommonJS dependencies call require() for Node's built-ins; an ES module has none of its own.
   banner: {
     js: "import { createRequire as limboCreateRequire } from 'node:module';\nconst require = limboCreateRequire(import.meta.url);",
