@@ -4,7 +4,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TestCluster } from '../test/helpers/cluster.js';
-import { closedLoop, fmt, rssMiB } from './load.js';
+import { closedLoop, fmt, residentMiB, rssMiB } from './load.js';
 import { recordGoal } from './summary.js';
 
 const DURATION_MS = Number(process.env.LIMBO_BENCH_DURATION_MS ?? 5000);
@@ -38,8 +38,13 @@ export async function run(): Promise<void> {
   const pids = [cluster.log, cluster.ingress, ...cluster.processors].map((p) => p!.pid);
   const rss = (): number => pids.reduce((a, pid) => a + rssMiB(pid), 0);
   const atRest = rss();
+  const residentAtRest = residentMiB(pids);
   let peak = atRest;
-  const sampler = setInterval(() => (peak = Math.max(peak, rss())), 200);
+  let residentPeak = residentAtRest;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rss());
+    residentPeak = Math.max(residentPeak, residentMiB(pids));
+  }, 200);
   const limbo = await closedLoop(() => post(`${cluster.url}/Echo/echo`, '{"x":1}'), CONCURRENCY, DURATION_MS);
   clearInterval(sampler);
 
@@ -55,6 +60,6 @@ export async function run(): Promise<void> {
   console.log(`ratio calls/s limbo ÷ bare: ${fmt(limbo.perSecond / bare.perSecond, 3)}`);
   console.log(`ratio p99 limbo ÷ bare: ${fmt(limbo.p99Ms / bare.p99Ms, 1)}`);
   console.log(
-    `cluster RSS (5 processes): at rest ${fmt(atRest, 0)} MiB, peak under load ${fmt(peak, 0)} MiB`,
+    `cluster memory (5 processes), private + shared once: at rest ${fmt(residentAtRest, 0)} MiB, peak under load ${fmt(residentPeak, 0)} MiB; Σ RSS: at rest ${fmt(atRest, 0)} MiB, peak ${fmt(peak, 0)} MiB`,
   );
 }

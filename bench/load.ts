@@ -51,6 +51,40 @@ export function rssMiB(pid: number): number {
   }
 }
 
+/** One process's pages from /proc/<pid>/smaps_rollup, in MiB (undefined once it is gone). */
+function pagesMiB(pid: number): { private: number; shared: number } | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    const kb = (field: string): number =>
+      Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0);
+    return {
+      private: (kb('Private_Clean') + kb('Private_Dirty')) / 1024,
+      shared: (kb('Shared_Clean') + kb('Shared_Dirty')) / 1024,
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The memory a group of processes holds: each one's private pages plus the pages they share
+ * counted once. Summing their RSS counts the shared pages (Node's own binary and libraries,
+ * ~43 MiB here, mapped by every one of them) once per process. The shared pages are file
+ * pages of the same files in every service (spawned, not forked), so the largest process's
+ * share stands for all of them.
+ */
+export function residentMiB(pids: readonly number[]): number {
+  let priv = 0;
+  let shared = 0;
+  for (const pid of pids) {
+    const p = pagesMiB(pid);
+    if (p === undefined) continue;
+    priv += p.private;
+    shared = Math.max(shared, p.shared);
+  }
+  return priv + shared;
+}
+
 export function fmt(n: number, digits = 1): string {
   return Number.isFinite(n) ? n.toFixed(digits) : 'n/a';
 }

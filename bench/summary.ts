@@ -42,7 +42,7 @@ export const GOALS = {
     unit: 'MiB',
   },
   clusterRss: {
-    figure: 'cluster peak RSS during the standard suites',
+    figure: 'cluster peak memory, standard suites (private + shared once)',
     bench: 'testbed',
     op: '<=',
     target: 300,

@@ -7,7 +7,7 @@
 //   tick ─▶ for each service: GET /metrics ─▶ parse ─▶ samples{service, name, labels, tMs, value}
 import http from 'node:http';
 import type { Clock } from '../util/clock.js';
-import { parsePrometheusText } from '../telemetry/prom-text.js';
+import { parsePrometheusText, type SeriesKey } from '../telemetry/prom-text.js';
 import type { RunData, SeriesSample } from '../run-data/run-data.js';
 import type { Observer } from './observer.js';
 import { processStartMetric } from '../protocol/names.js';
@@ -58,6 +58,8 @@ export function startScraper(options: ScraperOptions): StartedScraper {
   const maxSamples = options.maxSamples ?? 2_000_000;
   const agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
   const samples: SeriesSample[] = [];
+  /** Each series' name and labels, shared by its samples (none holds on to a scraped page). */
+  const series = new Map<string, SeriesKey>();
   /** The scrape under way per target: the interval skips a busy target, an explicit scrape waits for it. */
   const busy = new Map<string, Promise<void>>();
   let scrapes = 0;
@@ -71,7 +73,7 @@ export function startScraper(options: ScraperOptions): StartedScraper {
       try {
         const text = await fetchText(url, timeoutMs, agent);
         scrapes++;
-        for (const s of parsePrometheusText(text, keep)) {
+        for (const s of parsePrometheusText(text, keep, series)) {
           if (samples.length >= maxSamples) break;
           samples.push({ service, name: s.name, labels: s.labels, tMs, value: s.value });
         }

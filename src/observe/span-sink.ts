@@ -152,8 +152,14 @@ export async function startSpanSink(options: SpanSinkOptions): Promise<StartedSp
         open.clear();
         await Promise.all([tracing.shutdown(), client.shutdown()]);
         // Spans only the ledger knows: ended ones whose export was lost, and those never ended.
-        if (receiver !== undefined && collected !== undefined)
-          write(runSpans([], receiver.unexportedSpans(), collected));
+        // The run's spans are brought up to what spans.jsonl holds (the spans that came after
+        // collect too), so the report reads them here instead of parsing the file back.
+        if (receiver !== undefined && collected !== undefined) {
+          const unexported = receiver.unexportedSpans();
+          write(runSpans([], unexported, collected));
+          collected.spans = runSpans(receiver.spans, unexported, collected);
+          collected.spansDropped = receiver.dropped;
+        }
         await stopReceiver();
       })()),
   };

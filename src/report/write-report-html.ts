@@ -1,13 +1,22 @@
-// Writes report.html into a run directory, next to verdict.json, reading the run's spans from
-// its spans.jsonl when the span sink wrote one. A report that cannot be rendered must not cost
+// Writes report.html into a run directory, next to verdict.json, with the run's spans (those
+// the run holds, or read from its spans.jsonl when it does not hold them all). A report that cannot be rendered must not cost
 // the run its other files: the error goes into a minimal report.html and is returned.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunData } from '../run-data/run-data.js';
-import { readSpansJsonl } from '../run-data/spans.js';
+import { readSpansJsonl, type RunSpan } from '../run-data/spans.js';
 import { escapeHtml } from './html-escape.js';
 import { renderReportHtml } from './html.js';
 import type { VerdictFile } from '../run-data/verdict.js';
+
+/**
+ * The run's spans as spans.jsonl has them: the run's own when it holds every one (the span
+ * sink brings them up to the file at its stop), else read back from the file.
+ */
+function reportSpans(runDir: string, run: RunData): readonly RunSpan[] {
+  if (run.spans !== undefined && (run.spansDropped ?? 0) === 0) return run.spans;
+  return readSpansJsonl(join(runDir, 'spans.jsonl'));
+}
 
 /** Writes <runDir>/report.html; returns the rendering error, if any (a fallback page is written). */
 export function writeReportHtml(runDir: string, run: RunData, verdict: VerdictFile): Error | undefined {
@@ -16,7 +25,7 @@ export function writeReportHtml(runDir: string, run: RunData, verdict: VerdictFi
     const html = renderReportHtml({
       run,
       verdicts: verdict.checks,
-      spans: readSpansJsonl(join(runDir, 'spans.jsonl')),
+      spans: reportSpans(runDir, run),
       replayCommand: verdict.replay,
       runErrors: verdict.runErrors,
       durationMs: verdict.durationMs,

@@ -30,14 +30,27 @@ export function expandSuitePaths(paths: readonly string[], cwd = process.cwd()):
   return files;
 }
 
+let tsxRegistered: Promise<void> | undefined;
+
+/**
+ * tsx's loader, registered once for the process: suite files then load as plain imports, and
+ * the `limbo` they import is the runner's own modules. (`tsImport` per file gave each suite
+ * a namespace of its own, so each loaded a fresh copy of the whole library, ~8 MiB of heap
+ * apiece, and added one more loader hook to every import after it.) tsx is loaded only here,
+ * so `limbo serve` (e.g. in the services image, which ships without it) never needs it.
+ */
+function registerTsx(): Promise<void> {
+  return (tsxRegistered ??= import('tsx/esm/api').then(({ register }) => {
+    register();
+  }));
+}
+
 export async function loadSuite(file: string): Promise<LoadedSuite> {
   if (isSeedFileName(file)) return { file, suite: readSeedFile(file) };
   let mod: { default?: unknown };
   try {
-    // tsx is loaded only here, so `limbo serve` (e.g. in the services image, which ships
-    // without it) never needs it.
-    const { tsImport } = await import('tsx/esm/api');
-    mod = (await tsImport(pathToFileURL(file).href, import.meta.url)) as { default?: unknown };
+    await registerTsx();
+    mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
   } catch (err) {
     if (err instanceof UsageError) throw new UsageError(`${file}: ${err.message}`, { cause: err });
     throw new UsageError(`${file}: cannot load: ${messageOf(err)}`, {

@@ -12,8 +12,26 @@ export interface Sample {
 const LINE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})?\s+(\S+)(?:\s+\S+)?\s*$/;
 const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)\s*=\s*"((?:[^"\\]|\\.)*)"\s*,?/g;
 
-/** Samples of `text`, only those whose name `keep` accepts; unparsable values are dropped. */
-export function parsePrometheusText(text: string, keep: (name: string) => boolean = () => true): Sample[] {
+/** A series' name and labels, shared by every sample of it that a cache has seen. */
+export type SeriesKey = Pick<Sample, 'name' | 'labels'>;
+
+/**
+ * A string of its own: the substrings a parse takes (names, label values) point into the
+ * whole text they came from, and keeping one keeps that text alive.
+ */
+const detach = (s: string): string => Buffer.from(s, 'utf8').toString('utf8');
+
+/**
+ * Samples of `text`, only those whose name `keep` accepts; unparsable values are dropped.
+ * With a `series` cache (one per scraper), samples of a series seen before share its name and
+ * labels objects (to be treated as read-only), which hold no reference into `text`: a run
+ * that keeps every sample then keeps each scraped page only as long as the parse.
+ */
+export function parsePrometheusText(
+  text: string,
+  keep: (name: string) => boolean = () => true,
+  series?: Map<string, SeriesKey>,
+): Sample[] {
   const samples: Sample[] = [];
   for (const raw of text.split('\n')) {
     const line = raw.trim();
@@ -22,16 +40,22 @@ export function parsePrometheusText(text: string, keep: (name: string) => boolea
     if (m === null) continue;
     const name = m[1]!;
     if (!keep(name)) continue;
-    const labels: Record<string, string> = {};
-    if (m[3] !== undefined) {
-      // One pass, so `\\n` is a backslash then `n`, not a newline.
-      for (const l of m[3].matchAll(LABEL))
-        labels[l[1]!] = l[2]!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
-    }
     const v = m[4]!;
     const value = v === '+Inf' ? Infinity : v === '-Inf' ? -Infinity : Number(v);
     if (Number.isNaN(value) && v !== 'NaN') continue;
-    samples.push({ name, labels, value });
+    const key = m[2] === undefined ? name : name + m[2];
+    let known = series?.get(key);
+    if (known === undefined) {
+      const labels: Record<string, string> = {};
+      if (m[3] !== undefined) {
+        // One pass, so `\\n` is a backslash then `n`, not a newline.
+        for (const l of m[3].matchAll(LABEL))
+          labels[detach(l[1]!)] = detach(l[2]!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c)));
+      }
+      known = { name: detach(name), labels };
+      series?.set(detach(key), known);
+    }
+    samples.push({ name: known.name, labels: known.labels, value });
   }
   return samples;
 }

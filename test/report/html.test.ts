@@ -109,6 +109,36 @@ test('writeReport writes report.html beside verdict.json, with the spans of span
   }
 });
 
+test('writeReport uses the spans the run holds, and reads spans.jsonl when the run dropped some', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'limbo-report-html-'));
+  try {
+    const rows = (): number =>
+      readFileSync(join(dir, 'report.html'), 'utf8').match(/class="span-row/g)?.length ?? 0;
+    const verdictOf = (run: RunData): ReturnType<typeof buildVerdict> =>
+      buildVerdict(run, checks, { durationMs: 1, replay: 'npx limbo run x' });
+    // No spans.jsonl at all: the run's own spans are drawn.
+    const held = { ...sampleRun(), spans: sampleSpans() };
+    writeReport(dir, held, verdictOf(held));
+    assert.equal(rows(), sampleSpans().length, 'the run data is enough');
+    // A run that dropped spans holds fewer than the file: the file is read.
+    writeFileSync(
+      join(dir, 'spans.jsonl'),
+      sampleSpans()
+        .map((s) => JSON.stringify(s))
+        .join('\n') + '\n',
+    );
+    const partial = {
+      ...sampleRun(),
+      spans: sampleSpans().slice(0, 1),
+      spansDropped: sampleSpans().length - 1,
+    };
+    writeReport(dir, partial, verdictOf(partial));
+    assert.equal(rows(), sampleSpans().length, 'spans.jsonl has the ones the run dropped');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('without spans.jsonl the invocations are listed without waterfalls', () => {
   assert.deepEqual(readSpansJsonl('/nonexistent/spans.jsonl'), []);
   const html = renderReportHtml({ run: sampleRun(), verdicts: checks, replayCommand: 'x' });

@@ -63,4 +63,11 @@ test('a traced run: run.spans has every client span; a hung op is a client span 
     .filter((s) => s.endMs === null);
   assert.equal(open.length, hung.length, 'spans.jsonl marks every hung op');
   assert.ok(open.every((s) => s.open?.reason.startsWith('still open at heal')));
+  // The run data ends up with exactly what spans.jsonl has (the report draws from it).
+  const ids = (list: readonly { spanId: string }[]): string[] => list.map((s) => s.spanId).sort();
+  assert.deepEqual(
+    ids(spans),
+    ids(lines.map((l) => JSON.parse(l) as { spanId: string })),
+    'run.spans and spans.jsonl hold the same spans',
+  );
 });
