@@ -127,23 +127,44 @@ export function buildCharts(run: RunData, options: ChartOptions = {}): ChartSpec
 
 // ------------------------------------------------------------------ grid
 
+/**
+ * The samples of each series, by metric name. A series is service + name + label set; the
+ * scraper shares one labels object among a series' samples, so its key is worked out once
+ * per labels object, not once per sample.
+ */
 function groupByName(samples: readonly SeriesSample[]): Map<string, Series[]> {
-  const byKey = new Map<string, Series>();
+  const labelKeys = new WeakMap<Record<string, string>, string>();
+  const labelKeyOf = (labels: Record<string, string>): string => {
+    let key = labelKeys.get(labels);
+    if (key === undefined) {
+      key = '';
+      for (const k of Object.keys(labels).sort()) key += `\u0000${k}\u0001${labels[k]}`;
+      labelKeys.set(labels, key);
+    }
+    return key;
+  };
+  // name → service → label key → series
+  const index = new Map<string, Map<string, Map<string, Series>>>();
   const byName = new Map<string, Series[]>();
+  const all: Series[] = [];
   for (const s of samples) {
-    let key = `${s.service}\u0000${s.name}`;
-    for (const k of Object.keys(s.labels).sort()) key += `\u0000${k}\u0001${s.labels[k]}`;
-    let series = byKey.get(key);
+    let byService = index.get(s.name);
+    if (byService === undefined) index.set(s.name, (byService = new Map()));
+    let byLabels = byService.get(s.service);
+    if (byLabels === undefined) byService.set(s.service, (byLabels = new Map()));
+    const key = labelKeyOf(s.labels);
+    let series = byLabels.get(key);
     if (series === undefined) {
       series = { service: s.service, labels: s.labels, samples: [] };
-      byKey.set(key, series);
+      byLabels.set(key, series);
+      all.push(series);
       const list = byName.get(s.name) ?? [];
       list.push(series);
       byName.set(s.name, list);
     }
     series.samples.push(s);
   }
-  for (const s of byKey.values()) s.samples.sort((a, b) => a.tMs - b.tMs);
+  for (const s of all) s.samples.sort((a, b) => a.tMs - b.tMs);
   return byName;
 }
 
