@@ -82,12 +82,17 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
   const exported = new Set<string>();
   const ledger = new Map<string, { service: string; start: LedgerStart; end?: LedgerEnd }>();
   let ledgerEnds = 0;
+  let ledgerStarts = 0;
   const openSources: { service: string; open: () => LedgerStart[] }[] = [];
   const ingest = (batch: SpanRecord[]): void => {
     const room = Math.max(0, maxSpans - spans.length);
     spans.push(...batch.slice(0, room));
     dropped += Math.max(0, batch.length - room);
-    for (const s of batch) if (exported.size < 2 * maxLedger) exported.add(s.spanId);
+    for (const s of batch) {
+      if (exported.size < 2 * maxLedger) exported.add(s.spanId);
+      // An exported span is known in full: its ledger entry is no longer needed.
+      ledger.delete(s.spanId);
+    }
     options.onSpans?.(batch);
   };
   const onTraces = (body: Buffer, json: boolean): void =>
@@ -96,7 +101,9 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
     const batch = decodeLedger(body);
     for (const start of batch.starts) {
       if (ledger.size >= maxLedger) break;
-      if (!ledger.has(start.spanId)) ledger.set(start.spanId, { service: batch.service, start });
+      if (ledger.has(start.spanId)) continue;
+      ledgerStarts++;
+      if (!exported.has(start.spanId)) ledger.set(start.spanId, { service: batch.service, start });
     }
     for (const end of batch.ends) {
       const entry = ledger.get(end.spanId);
@@ -202,7 +209,7 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
       return rejected;
     },
     get ledger() {
-      return { starts: ledger.size, ends: ledgerEnds };
+      return { starts: ledgerStarts, ends: ledgerEnds };
     },
     ingest,
     addOpenSpans(service, open) {
@@ -236,15 +243,20 @@ type AnyValue = Record<string, unknown>;
 
 function anyValue(v: AnyValue | undefined): string | number | boolean {
   if (!v) return '';
-  if (typeof v.stringValue === 'string') return v.stringValue;
-  if (v.boolValue !== undefined) return Boolean(v.boolValue);
-  if (v.intValue !== undefined) return Number(v.intValue);
-  if (v.doubleValue !== undefined) return Number(v.doubleValue);
-  if (v.arrayValue !== undefined) {
+  // Own properties only: a decoded protobuf message has every field's default on its prototype.
+  if (Object.hasOwn(v, 'stringValue')) return String(v.stringValue);
+  if (Object.hasOwn(v, 'boolValue')) return Boolean(v.boolValue);
+  if (Object.hasOwn(v, 'intValue')) return longToNumber(v.intValue);
+  if (Object.hasOwn(v, 'doubleValue')) return Number(v.doubleValue);
+  if (Object.hasOwn(v, 'arrayValue')) {
     const values = ((v.arrayValue as { values?: AnyValue[] }).values ?? []).map(anyValue);
     return JSON.stringify(values);
   }
-  if (v.bytesValue !== undefined) return hex(v.bytesValue);
+  // OTLP/JSON gives bytes as base64 (only trace and span ids are hex); protobuf as bytes.
+  if (Object.hasOwn(v, 'bytesValue'))
+    return typeof v.bytesValue === 'string'
+      ? Buffer.from(v.bytesValue, 'base64').toString('hex')
+      : hex(v.bytesValue);
   return '';
 }
 
@@ -257,16 +269,26 @@ function attributes(list: unknown): Record<string, string | number | boolean> {
 
 function hex(v: unknown): string {
   if (typeof v === 'string') return v;
-  if (v instanceof Uint8Array) return Buffer.from(v).toString('hex');
+  if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex');
   return '';
 }
 
+/** An int64 as JSON gives it (a string or number) or protobufjs decodes it (a Long: low, high). */
+function longToNumber(v: unknown): number {
+  if (v && typeof v === 'object' && 'low' in v && 'high' in v) {
+    const l = v as { low: number; high: number };
+    return Number(BigInt.asIntN(64, (BigInt(l.high >>> 0) << 32n) | BigInt(l.low >>> 0)));
+  }
+  return Number(v);
+}
+
+/** Epoch nanoseconds (a decimal string, a number or a Long) as epoch ms, to the microsecond. */
 function nanosToMs(v: unknown): number {
   if (typeof v === 'string') return Number(BigInt(v) / 1000n) / 1000;
   if (typeof v === 'number') return v / 1e6;
   if (v && typeof v === 'object' && 'low' in v && 'high' in v) {
     const l = v as { low: number; high: number };
-    return Number((BigInt(l.high >>> 0) << 32n) | BigInt(l.low >>> 0)) / 1e6;
+    return Number(((BigInt(l.high >>> 0) << 32n) | BigInt(l.low >>> 0)) / 1000n) / 1000;
   }
   return 0;
 }
@@ -304,8 +326,8 @@ export function decodeJson(body: Buffer): SpanRecord[] {
 
 export function decodeProtobuf(body: Buffer): SpanRecord[] {
   const type = exportRequestType();
-  const message = type.decode(body);
-  return normalise(type.toObject(message, { longs: String }));
+  // The decoded message is walked as it is (no toObject copy): normalise reads own fields only.
+  return normalise(type.decode(body) as unknown as Record<string, unknown>);
 }
 
 /** A ledger batch, checked field by field (the receiver answers 400 on anything else). */

@@ -149,9 +149,9 @@ function groupByName(samples: readonly SeriesSample[]): Map<string, Series[]> {
   const all: Series[] = [];
   for (const s of samples) {
     let byService = index.get(s.name);
-    if (byService === undefined) index.set(s.name, (byService = new Map()));
+    if (byService === undefined) index.set(s.name, (byService = new Map<string, Map<string, Series>>()));
     let byLabels = byService.get(s.service);
-    if (byLabels === undefined) byService.set(s.service, (byLabels = new Map()));
+    if (byLabels === undefined) byService.set(s.service, (byLabels = new Map<string, Series>()));
     const key = labelKeyOf(s.labels);
     let series = byLabels.get(key);
     if (series === undefined) {
