@@ -3,6 +3,7 @@ import './compile-cache.js'; // first: the commands' modules load after it
 import { commands } from './commands.js';
 import { exitCodes } from './command.js';
 import { exitWith, runCommand } from './run-command.js';
+import { limitHeapGrowth } from '../util/gc.js';
 
 function usage(): string {
   const lines = ['usage: limbo <command> [options]', '', 'commands:'];
@@ -25,4 +26,5 @@ async function main(argv: string[]): Promise<number> {
   return runCommand(name, () => entry.load(), rest);
 }
 
+limitHeapGrowth();
 exitWith(main(process.argv.slice(2)));

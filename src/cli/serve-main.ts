@@ -6,7 +6,9 @@ import './compile-cache.js'; // first: the service's modules load after it
 import { exitWith, runCommand } from './run-command.js';
 import { serveCommand } from './serve.js';
 import { UsageError } from '../util/errors.js';
+import { limitHeapGrowth } from '../util/gc.js';
 
+limitHeapGrowth();
 const [name, ...rest] = process.argv.slice(2);
 exitWith(
   runCommand(
