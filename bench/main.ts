@@ -7,7 +7,6 @@ import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { limitHeapGrowth } from '../src/util/gc.js';
 import { GOAL_LINE, recordedGoals, recordGoalsFrom, summaryTable } from './summary.js';
 
 interface BenchModule {
@@ -22,9 +21,7 @@ const names = readdirSync(dir)
 const args = process.argv.slice(2);
 
 if (args[0] === '--one') {
-  // The child: one benchmark, then its recorded goals as one line for the parent. It runs
-  // suites, receivers and clients in process as the runner does, with the CLI's heap setting.
-  limitHeapGrowth();
+  // The child: one benchmark, then its recorded goals as one line for the parent.
   const mod = (await import(new URL(`${args[1]}.bench.js`, import.meta.url).href)) as BenchModule;
   await mod.run();
   process.stdout.write(`${GOAL_LINE}${JSON.stringify(recordedGoals())}\n`);

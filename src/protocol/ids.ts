@@ -23,10 +23,24 @@ export interface InvocationTarget {
   handler: string;
 }
 
+/** Random bytes drawn from the system 4 KiB at a time (one call into the CSPRNG per ~400 ids, not one per id). */
+const POOL_BYTES = 4096;
+let pool = Buffer.alloc(0);
+let poolAt = 0;
+function pooledRandomBytes(n: number): Buffer {
+  if (poolAt + n > pool.length) {
+    pool = randomBytes(POOL_BYTES);
+    poolAt = 0;
+  }
+  const out = pool.subarray(poolAt, poolAt + n);
+  poolAt += n;
+  return out;
+}
+
 export function makeInvocationId(
   target: InvocationTarget,
   idempotencyKey: string | undefined,
-  random: () => Buffer = () => randomBytes(10),
+  random: () => Buffer = () => pooledRandomBytes(10),
 ): string {
   const routingText = target.key !== '' ? `${target.service}/${target.key}` : undefined;
   if (idempotencyKey !== undefined && idempotencyKey !== '') {

@@ -32,17 +32,19 @@ export function collectGarbage(): boolean {
 
 /**
  * How far V8 lets the old generation grow past what the last full collection kept, in percent.
- * By default it picks 10-300 % from how fast it collects; the testbed's processes keep little
- * (~20 MiB live in a service, ~40-60 MiB in a runner) and make much short-lived garbage, so
- * they sat at 2-4× their live heap. 20 % measured (session 10): services' private memory during
- * leader-down/leader-kill 312-346 → 234-255 MiB in all, the same calls/s in the cluster bench.
+ * By default it picks 10-300 % from how fast it collects; a service keeps little (~20 MiB live,
+ * flat over a run) and makes much short-lived garbage, so services sat at 2-4× their live heap.
+ * 20 % measured (session 10): services' private memory during leader-down/leader-kill 312-346 →
+ * 234-255 MiB in all, the same calls/s in the cluster bench. Not for the runner: its live heap
+ * grows with the run (history, spans, samples), and at 20 % it paid more full collections
+ * (tracing bench CPU per call +4 %) for no lower peak (188 vs 190 MiB).
  */
 export const HEAP_GROWING_PERCENT = 20;
 
 /**
  * Sets V8's old-generation growth to HEAP_GROWING_PERCENT for this process (read at every full
  * collection, so it takes effect at once) unless the process was started with its own
- * `--heap-growing-percent`. The CLI and the services call it first thing.
+ * `--heap-growing-percent`. Service processes (`limbo serve`) call it first thing.
  */
 export function limitHeapGrowth(
   execArgv: readonly string[] = process.execArgv,

@@ -247,10 +247,16 @@ class ProcessorNode {
           return;
         }
         const cancelled = new AbortController();
-        call.on('cancelled', () => cancelled.abort());
+        const onCancel = (): void => cancelled.abort();
+        call.on('cancelled', onCancel);
         this.inFlight++;
         rpc(replica, call.request, cancelled.signal)
-          .finally(() => this.inFlight--)
+          .finally(() => {
+            this.inFlight--;
+            // Answered: a 'cancelled' from here on (grpc-js also emits it as the stream closes)
+            // has nothing left to release, and aborting would build an AbortError per call.
+            call.off('cancelled', onCancel);
+          })
           .then(
             (res) => callback(null, res),
             (err: Error) => callback({ code: grpc.status.INTERNAL, details: err.message }),
