@@ -56,7 +56,7 @@ interface Pending {
 }
 
 /** A ServiceError-shaped error for status `code` (grpc-js formats its own messages the same way). */
-function appendError(code: status, details: string): AppendError {
+export function appendError(code: status, details: string): AppendError {
   return Object.assign(new Error(`${code} ${status[code] ?? 'UNKNOWN'}: ${details}`), { code, details });
 }
 

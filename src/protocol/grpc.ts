@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import type * as w from './wire.js';
-import { AppendBatcher, type BatchCall } from './append-batcher.js';
+import { AppendBatcher } from './append-batcher.js';
+import { AppendStreamSender } from './append-stream.js';
 
 const protoPath = fileURLToPath(new URL('../../../src/protocol/limbo.proto', import.meta.url));
 
@@ -136,12 +137,13 @@ export interface Closable {
 export interface LogClient extends Closable {
   /**
    * A durable append. Appends made while earlier ones are on the wire travel together in one
-   * AppendBatch call (append-batcher.ts); each keeps its deadline, signal and the
+   * batch (append-batcher.ts), sent over the client's Log.AppendStream (append-stream.ts);
+   * each keeps its deadline, signal and the
    * `traceparent` of its metadata, and is answered on its own.
    */
   append: UnaryMethod<w.AppendRequest, w.AppendResponse>;
-  /** AppendBatch calls sent and the appends they carried. */
-  readonly appendStats: { calls: number; appends: number };
+  /** Batches sent, the appends they carried, and the AppendStreams opened to carry them. */
+  readonly appendStats: { calls: number; appends: number; streams: number };
   read: StreamMethod<w.ReadRequest, w.ReadResponse>;
   getTail: UnaryMethod<w.GetTailRequest, w.GetTailResponse>;
 }
@@ -166,20 +168,17 @@ function channel(ctor: LoadedService, address: string, options?: grpc.ChannelOpt
 
 export function createLogClient(address: string, options?: grpc.ChannelOptions): LogClient {
   const c = channel(pkg.Log, address, options);
-  const appendBatch = unary<w.AppendBatchRequest, w.AppendBatchResponse>(c, 'appendBatch');
-  const batcher = new AppendBatcher({
-    send: (req, deadline): BatchCall => {
-      const cancel = new AbortController();
-      const done = appendBatch(req, {
-        ...(deadline !== undefined ? { timeoutMs: deadline - Date.now() } : {}),
-        signal: cancel.signal,
-      });
-      return { done, cancel: () => cancel.abort() };
-    },
-  });
+  const appendStream = (c as unknown as Record<string, unknown>).appendStream as (
+    md: grpc.Metadata,
+  ) => grpc.ClientDuplexStream<w.AppendBatchRequest, w.AppendBatchResponse>;
+  const sender = new AppendStreamSender(() => appendStream.call(c, new grpc.Metadata()));
+  const batcher = new AppendBatcher({ send: (req, deadline) => sender.send(req, deadline) });
   return {
     channel: c,
-    close: () => c.close(),
+    close: () => {
+      sender.close();
+      c.close();
+    },
     append: (req, options = {}) => {
       const tp = options.metadata?.get('traceparent')[0];
       return batcher.append(req, {
@@ -189,7 +188,7 @@ export function createLogClient(address: string, options?: grpc.ChannelOptions):
       });
     },
     get appendStats() {
-      return batcher.stats;
+      return { ...batcher.stats, streams: sender.streams };
     },
     read: serverStream(c, 'read'),
     getTail: unary(c, 'getTail'),

@@ -18,6 +18,8 @@ export interface AppendItem {
 }
 export interface AppendBatchRequest {
   items: AppendItem[];
+  /** AppendStream only: the caller's id of the batch, echoed in its response. */
+  batchId?: number;
 }
 export interface AppendResult {
   firstLsn: number;
@@ -27,6 +29,8 @@ export interface AppendResult {
 }
 export interface AppendBatchResponse {
   results: AppendResult[];
+  /** AppendStream only: the batch answered. */
+  batchId?: number;
 }
 export interface ReadRequest {
   partition: number;

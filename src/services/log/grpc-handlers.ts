@@ -37,12 +37,14 @@ export function writeMessage<T>(
   });
 }
 
+type ServerStream = grpc.ServerWritableStream<unknown, unknown> | grpc.ServerDuplexStream<unknown, unknown>;
+
 /** Tracks the open streams of a server so that stop() can end them with UNAVAILABLE. */
 export class StreamRegistry {
-  private readonly open = new Map<AbortController, grpc.ServerWritableStream<unknown, unknown>>();
+  private readonly open = new Map<AbortController, ServerStream>();
 
   /** An AbortSignal that fires when the caller cancels or the server stops. */
-  add(call: grpc.ServerWritableStream<unknown, unknown>): { signal: AbortSignal; done: () => void } {
+  add(call: ServerStream): { signal: AbortSignal; done: () => void } {
     const ac = new AbortController();
     this.open.set(ac, call);
     const done = (): void => {

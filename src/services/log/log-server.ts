@@ -213,10 +213,12 @@ function logHandlers(
   );
   // Each item is appended on its own (the items of one partition land in its next group
   // commits, in order) and answered on its own.
-  const appendBatch = unaryHandler<w.AppendBatchRequest, w.AppendBatchResponse>(async (req, md) => {
+  const appendItems = async (
+    req: w.AppendBatchRequest,
+    callTraceparent: string,
+  ): Promise<w.AppendBatchResponse> => {
     if (req.items.length > limits.appendBatchItemsMax)
       throw badRequest('items', `a batch carries at most ${limits.appendBatchItemsMax} appends`);
-    const callTraceparent = traceparentFrom(md);
     const results = await Promise.all(
       req.items.map(async (item): Promise<w.AppendResult> => {
         try {
@@ -234,7 +236,49 @@ function logHandlers(
       }),
     );
     return { results };
-  });
+  };
+  const appendBatch = unaryHandler<w.AppendBatchRequest, w.AppendBatchResponse>((req, md) =>
+    appendItems(req, traceparentFrom(md)),
+  );
+  // The same batches over one stream: each answered (with its batch_id) once its appends are
+  // durable; a batch refused as a whole is answered with each item failing so, and the stream
+  // goes on. The caller ending its side ends ours once every batch is answered.
+  const appendStream: grpc.handleBidiStreamingCall<w.AppendBatchRequest, w.AppendBatchResponse> = (call) => {
+    const { signal, done } = streams.add(call);
+    const callTraceparent = traceparentFrom(call.metadata);
+    let open = 0;
+    let ended = false;
+    const finish = (): void => {
+      if (ended && open === 0 && !signal.aborted) {
+        call.end();
+        done();
+      }
+    };
+    call.on('data', (req: w.AppendBatchRequest) => {
+      open++;
+      const batchId = req.batchId ?? 0;
+      void appendItems(req, callTraceparent)
+        .catch((err: unknown): w.AppendBatchResponse => {
+          const e = toServiceError(err);
+          const failed = {
+            firstLsn: 0,
+            lastLsn: 0,
+            code: e.code ?? grpc.status.INTERNAL,
+            message: e.details ?? e.message,
+          };
+          return { results: req.items.map(() => failed) };
+        })
+        .then((res) => {
+          open--;
+          if (!signal.aborted) call.write({ results: res.results, batchId });
+          finish();
+        });
+    });
+    call.on('end', () => {
+      ended = true;
+      finish();
+    });
+  };
   const getTail = unaryHandler<w.GetTailRequest, w.GetTailResponse>((req, md) =>
     traced(
       startLogSpan(tracer, 'log get_tail', node, { [A.partition]: req.partition }, traceparentFrom(md)),
@@ -293,7 +337,7 @@ function logHandlers(
       },
     );
   };
-  return { append, appendBatch, read, getTail };
+  return { append, appendBatch, appendStream, read, getTail };
 }
 
 function controllerHandlers(
