@@ -35,7 +35,7 @@ let tsxRegistered: Promise<void> | undefined;
 /**
  * tsx's loader, registered once for the process: suite files then load as plain imports, and
  * the `limbo` they import is the runner's own modules. (`tsImport` per file gave each suite
- * a namespace of its own, so each loaded a fresh copy of the whole library, ~8 MiB of heap
+ * a namespace of its own, so each loaded a fresh copy of the whole library, ~7 MiB of RSS
  * apiece, and added one more loader hook to every import after it.) tsx is loaded only here,
  * so `limbo serve` (e.g. in the services image, which ships without it) never needs it.
  */
