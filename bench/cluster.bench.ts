@@ -4,7 +4,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TestCluster } from '../test/helpers/cluster.js';
-import { closedLoop, fmt, residentMiB, rssMiB } from './load.js';
+import { closedLoop, fmt, groupMemoryMiB } from './load.js';
 import { recordGoal } from './summary.js';
 
 const DURATION_MS = Number(process.env.LIMBO_BENCH_DURATION_MS ?? 5000);
@@ -36,14 +36,15 @@ export async function run(): Promise<void> {
   await using cluster = await TestCluster.start({ processors: 3, partitions: 4 });
   await cluster.waitForLeaders();
   const pids = [cluster.log, cluster.ingress, ...cluster.processors].map((p) => p!.pid);
-  const rss = (): number => pids.reduce((a, pid) => a + rssMiB(pid), 0);
-  const atRest = rss();
-  const residentAtRest = residentMiB(pids);
+  const rest = groupMemoryMiB(pids);
+  const atRest = rest.rssSum;
+  const residentAtRest = rest.resident;
   let peak = atRest;
   let residentPeak = residentAtRest;
   const sampler = setInterval(() => {
-    peak = Math.max(peak, rss());
-    residentPeak = Math.max(residentPeak, residentMiB(pids));
+    const now = groupMemoryMiB(pids);
+    peak = Math.max(peak, now.rssSum);
+    residentPeak = Math.max(residentPeak, now.resident);
   }, 200);
   const limbo = await closedLoop(() => post(`${cluster.url}/Echo/echo`, '{"x":1}'), CONCURRENCY, DURATION_MS);
   clearInterval(sampler);

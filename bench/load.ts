@@ -52,12 +52,13 @@ export function rssMiB(pid: number): number {
 }
 
 /** One process's pages from /proc/<pid>/smaps_rollup, in MiB (undefined once it is gone). */
-function pagesMiB(pid: number): { private: number; shared: number } | undefined {
+function pagesMiB(pid: number): { rss: number; private: number; shared: number } | undefined {
   try {
     const text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
     const kb = (field: string): number =>
       Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0);
     return {
+      rss: kb('Rss') / 1024,
       private: (kb('Private_Clean') + kb('Private_Dirty')) / 1024,
       shared: (kb('Shared_Clean') + kb('Shared_Dirty')) / 1024,
     };
@@ -67,22 +68,24 @@ function pagesMiB(pid: number): { private: number; shared: number } | undefined 
 }
 
 /**
- * The memory a group of processes holds: each one's private pages plus the pages they share
- * counted once. Summing their RSS counts the shared pages (Node's own binary and libraries,
- * ~43 MiB here, mapped by every one of them) once per process. The shared pages are file
- * pages of the same files in every service (spawned, not forked), so the largest process's
- * share stands for all of them.
+ * The memory a group of processes holds, from one read of each one's pages: `resident` is
+ * each one's private pages plus the pages they share counted once; `rssSum` the sum of their
+ * RSS, which counts the shared pages (Node's own binary and libraries, ~43 MiB here, mapped
+ * by every one of them) once per process. The shared pages are file pages of the same files
+ * in every service (spawned, not forked), so the largest process's share stands for all.
  */
-export function residentMiB(pids: readonly number[]): number {
+export function groupMemoryMiB(pids: readonly number[]): { resident: number; rssSum: number } {
   let priv = 0;
   let shared = 0;
+  let rssSum = 0;
   for (const pid of pids) {
     const p = pagesMiB(pid);
     if (p === undefined) continue;
     priv += p.private;
     shared = Math.max(shared, p.shared);
+    rssSum += p.rss;
   }
-  return priv + shared;
+  return { resident: priv + shared, rssSum };
 }
 
 export function fmt(n: number, digits = 1): string {

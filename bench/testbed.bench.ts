@@ -10,7 +10,7 @@ import { loadSuites } from '../src/runner/load-suites.js';
 import { runSuite } from '../src/runner/run-suite.js';
 import { createTarget } from '../src/targets/registry.js';
 import type { StartedTarget, Target } from '../src/targets/target.js';
-import { fmt, residentMiB, rssMiB } from './load.js';
+import { fmt, groupMemoryMiB } from './load.js';
 import { recordGoal } from './summary.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -42,11 +42,9 @@ export async function run(): Promise<void> {
     const pids = started
       ? [...started.services.values()].map((s) => s.pid()).filter((p) => p !== undefined)
       : [];
-    clusterPeakMiB = Math.max(clusterPeakMiB, residentMiB(pids));
-    clusterRssSumPeakMiB = Math.max(
-      clusterRssSumPeakMiB,
-      pids.reduce((a, pid) => a + (rssMiB(pid) || 0), 0),
-    );
+    const memory = groupMemoryMiB(pids);
+    clusterPeakMiB = Math.max(clusterPeakMiB, memory.resident);
+    clusterRssSumPeakMiB = Math.max(clusterRssSumPeakMiB, memory.rssSum);
   }, 250);
   let wallMs = 0;
   let floorMs = 0;

@@ -10,8 +10,8 @@
 // The stream opens with the first batch and again after it ends. When it ends (the server
 // stopped, the connection broke, keepalive found the peer dead) every batch still waiting
 // on it fails with the stream's status, as the calls on a broken connection would; a batch
-// whose deadline passes, or that the batcher cancels, is answered at once and its late
-// response ignored.
+// the batcher cancels (its appends all answered: deadlines, aborts) is answered at once and
+// its late response ignored.
 import { status, type ClientDuplexStream } from '@grpc/grpc-js';
 import { appendError, type AppendError, type BatchCall } from './append-batcher.js';
 import type * as w from './wire.js';
@@ -20,7 +20,6 @@ type AppendDuplex = ClientDuplexStream<w.AppendBatchRequest, w.AppendBatchRespon
 
 interface Waiter {
   call: AppendDuplex;
-  timer: NodeJS.Timeout | undefined;
   resolve(res: w.AppendBatchResponse): void;
   reject(err: AppendError): void;
 }
@@ -36,7 +35,12 @@ export class AppendStreamSender {
   /** Streams opened so far (1 while the first one lasts). */
   streams = 0;
 
-  send(request: w.AppendBatchRequest, deadline: number | undefined): BatchCall {
+  /**
+   * Sends one batch. No timer of its own for the batch's deadline: the batcher times each
+   * append and cancels a batch once all its appends are answered, which is when the latest
+   * deadline passes.
+   */
+  send(request: w.AppendBatchRequest): BatchCall {
     const id = this.nextId++;
     if (this.closed)
       return {
@@ -45,13 +49,7 @@ export class AppendStreamSender {
       };
     const call = this.stream();
     const done = new Promise<w.AppendBatchResponse>((resolve, reject) => {
-      const waiter: Waiter = { call, timer: undefined, resolve, reject };
-      if (deadline !== undefined)
-        waiter.timer = setTimeout(
-          () => this.answer(id, appendError(status.DEADLINE_EXCEEDED, 'Deadline exceeded')),
-          Math.max(0, deadline - Date.now()),
-        );
-      this.waiting.set(id, waiter);
+      this.waiting.set(id, { call, resolve, reject });
     });
     call.write({ items: request.items, batchId: id });
     return { done, cancel: () => this.answer(id, appendError(status.CANCELLED, 'Cancelled on client')) };
@@ -70,7 +68,6 @@ export class AppendStreamSender {
     const waiter = this.waiting.get(id);
     if (waiter === undefined) return;
     this.waiting.delete(id);
-    if (waiter.timer) clearTimeout(waiter.timer);
     if (outcome instanceof Error) waiter.reject(outcome);
     else waiter.resolve(outcome);
   }

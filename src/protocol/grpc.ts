@@ -172,7 +172,7 @@ export function createLogClient(address: string, options?: grpc.ChannelOptions):
     md: grpc.Metadata,
   ) => grpc.ClientDuplexStream<w.AppendBatchRequest, w.AppendBatchResponse>;
   const sender = new AppendStreamSender(() => appendStream.call(c, new grpc.Metadata()));
-  const batcher = new AppendBatcher({ send: (req, deadline) => sender.send(req, deadline) });
+  const batcher = new AppendBatcher({ send: (req) => sender.send(req) });
   return {
     channel: c,
     close: () => {

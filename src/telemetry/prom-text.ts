@@ -33,6 +33,8 @@ export function parsePrometheusText(
   series?: Map<string, SeriesKey>,
 ): Sample[] {
   const samples: Sample[] = [];
+  // Only what a cache keeps for later samples needs strings of its own.
+  const own = series !== undefined ? detach : (s: string): string => s;
   for (const raw of text.split('\n')) {
     const line = raw.trim();
     if (line === '' || line.startsWith('#')) continue;
@@ -50,10 +52,10 @@ export function parsePrometheusText(
       if (m[3] !== undefined) {
         // One pass, so `\\n` is a backslash then `n`, not a newline.
         for (const l of m[3].matchAll(LABEL))
-          labels[detach(l[1]!)] = detach(l[2]!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c)));
+          labels[own(l[1]!)] = own(l[2]!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c)));
       }
-      known = { name: detach(name), labels };
-      series?.set(detach(key), known);
+      known = { name: own(name), labels };
+      series?.set(own(key), known);
     }
     samples.push({ name: known.name, labels: known.labels, value });
   }
