@@ -18,12 +18,11 @@
 // already on the wire). A batch whose appends have all been answered so is cancelled.
 import { status } from '@grpc/grpc-js';
 import type * as w from './wire.js';
+import { statusError, type StatusError } from './mux-stream.js';
 
 /** The error an append rejects with: shaped as a grpc-js ServiceError (code, details, message). */
-export interface AppendError extends Error {
-  code: number;
-  details: string;
-}
+/** An append's failure: a gRPC status code and its details (mux-stream.ts). */
+export type AppendError = StatusError;
 
 export interface BatchCall {
   /** Resolves with one result per item, in order; rejects (a ServiceError) when the call fails. */
@@ -56,9 +55,7 @@ interface Pending {
 }
 
 /** A ServiceError-shaped error for status `code` (grpc-js formats its own messages the same way). */
-export function appendError(code: status, details: string): AppendError {
-  return Object.assign(new Error(`${code} ${status[code] ?? 'UNKNOWN'}: ${details}`), { code, details });
-}
+export const appendError = statusError;
 
 export class AppendBatcher {
   private readonly queue: Pending[] = [];

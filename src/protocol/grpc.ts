@@ -12,6 +12,7 @@ import * as protoLoader from '@grpc/proto-loader';
 import type * as w from './wire.js';
 import { AppendBatcher } from './append-batcher.js';
 import { AppendStreamSender } from './append-stream.js';
+import { ProcessorCallSender } from './call-stream.js';
 
 const protoPath = fileURLToPath(new URL('../../../src/protocol/limbo.proto', import.meta.url));
 
@@ -157,8 +158,19 @@ export interface ControllerClient extends Closable {
 }
 
 export interface ProcessorClient extends Closable {
+  /**
+   * Submit and GetOutput travel over the client's one Processor.Calls stream (call-stream.ts),
+   * each with its own deadline and signal, failing with the status a unary call would.
+   */
   submit: UnaryMethod<w.SubmitRequest, w.SubmitResponse>;
   getOutput: UnaryMethod<w.GetOutputRequest, w.GetOutputResponse>;
+  /** The same two RPCs as unary calls (one HTTP/2 stream each). */
+  unary: {
+    submit: UnaryMethod<w.SubmitRequest, w.SubmitResponse>;
+    getOutput: UnaryMethod<w.GetOutputRequest, w.GetOutputResponse>;
+  };
+  /** Calls streams opened so far, and calls on them waiting for an answer. */
+  readonly callStats: { streams: number; open: number };
   subscribe: StreamMethod<w.SubscribeRequest, w.IngressNotification>;
 }
 
@@ -210,11 +222,22 @@ export function createControllerClient(address: string, options?: grpc.ChannelOp
 
 export function createProcessorClient(address: string, options?: grpc.ChannelOptions): ProcessorClient {
   const c = channel(pkg.Processor, address, options);
+  const calls = (c as unknown as Record<string, unknown>).calls as (
+    md: grpc.Metadata,
+  ) => grpc.ClientDuplexStream<w.ProcessorCall, w.ProcessorReply>;
+  const sender = new ProcessorCallSender(() => calls.call(c, new grpc.Metadata()));
   return {
     channel: c,
-    close: () => c.close(),
-    submit: unary(c, 'submit'),
-    getOutput: unary(c, 'getOutput'),
+    close: () => {
+      sender.close();
+      c.close();
+    },
+    submit: (req, options) => sender.submit(req, options),
+    getOutput: (req, options) => sender.getOutput(req, options),
+    unary: { submit: unary(c, 'submit'), getOutput: unary(c, 'getOutput') },
+    get callStats() {
+      return sender.stats;
+    },
     subscribe: serverStream(c, 'subscribe'),
   };
 }

@@ -148,6 +148,20 @@ export type GetOutputResponse =
   | { result: 'output'; output: Output }
   | { result: 'error'; error: RpcError };
 
+/** Processor.Calls: one call on the stream, or the withdrawal of one. */
+export type ProcessorCall =
+  | { callId: number; call: 'submit'; submit: SubmitRequest }
+  | { callId: number; call: 'getOutput'; getOutput: GetOutputRequest }
+  | { callId: number; call: 'cancel'; cancel: Record<string, never> };
+export interface CallStatus {
+  code: number;
+  message: string;
+}
+export type ProcessorReply =
+  | { callId: number; reply: 'submit'; submit: SubmitResponse }
+  | { callId: number; reply: 'getOutput'; getOutput: GetOutputResponse }
+  | { callId: number; reply: 'status'; status: CallStatus };
+
 export interface SubscribeRequest {
   ingressId: string;
 }

@@ -103,6 +103,24 @@ export async function startProcessor(options: ProcessorOptions): Promise<Started
   };
 }
 
+/** One Processor.Calls stream: its calls still open (by id) and whether it is to end. */
+interface CallStream {
+  open: Map<number, AbortController>;
+  /** End once the open calls are answered (the processor stops, or the ingress half-closed). */
+  ending: boolean;
+  ended: boolean;
+  end(): void;
+}
+
+class StreamCallError extends Error {
+  constructor(
+    readonly code: grpc.status,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 class ProcessorNode {
   readonly replicas = new Map<number, PartitionReplica>();
   private readonly log: LogClient;
@@ -117,6 +135,8 @@ class ProcessorNode {
   /** The last table had a hosted partition without a leader (at start-up, or no live replica). */
   private leaderless = true;
   private inFlight = 0;
+  /** Open Processor.Calls streams; ended at stop once their calls are answered. */
+  private readonly callStreams = new Set<CallStream>();
   private leaseExpired = true;
 
   constructor(
@@ -141,6 +161,10 @@ class ProcessorNode {
     for (let i = 0; i < 100 && this.inFlight > 0 && this.o.bugs?.has('reply-lost-on-shutdown') === true; i++)
       await new Promise((r) => setTimeout(r, 100));
     for (const set of this.subscriptions.values()) for (const call of set) call.end();
+    for (const stream of [...this.callStreams]) {
+      stream.ending = true;
+      stream.end();
+    }
     this.log.close();
     this.controller.close();
   }
@@ -233,39 +257,116 @@ class ProcessorNode {
     };
   }
 
+  /** Runs one call on the replica of its partition (NOT_LEADER when none is hosted here). */
+  private serve<Req extends { partition: number }, Res>(
+    req: Req,
+    rpc: (replica: PartitionReplica, req: Req, signal: AbortSignal) => Promise<Res>,
+    signal: AbortSignal,
+  ): Promise<Res | ReturnType<ProcessorNode['notLeader']>> {
+    const replica = this.replicas.get(req.partition);
+    if (!replica) return Promise.resolve(this.notLeader(req.partition));
+    this.inFlight++;
+    return rpc(replica, req, signal).finally(() => this.inFlight--);
+  }
+
   handlers(): grpc.UntypedServiceImplementation {
-    // Both RPCs go to the replica of the request's partition; a cancelled call (the ingress
-    // went away) releases the replica's reply slot.
-    const toReplica =
+    const submitRpc = (
+      r: PartitionReplica,
+      req: w.SubmitRequest,
+      signal: AbortSignal,
+    ): Promise<w.SubmitResponse> => r.submit(req, signal);
+    const getOutputRpc = (
+      r: PartitionReplica,
+      req: w.GetOutputRequest,
+      signal: AbortSignal,
+    ): Promise<w.GetOutputResponse> => r.getOutput(req, signal);
+    // Both unary RPCs go to the replica of the request's partition; a cancelled call (the
+    // ingress went away) releases the replica's reply slot.
+    const unary =
       <Req extends { partition: number }, Res>(
         rpc: (replica: PartitionReplica, req: Req, signal: AbortSignal) => Promise<Res>,
       ): grpc.handleUnaryCall<Req, Res | ReturnType<ProcessorNode['notLeader']>> =>
       (call, callback) => {
-        const replica = this.replicas.get(call.request.partition);
-        if (!replica) {
-          callback(null, this.notLeader(call.request.partition));
-          return;
-        }
         const cancelled = new AbortController();
         const onCancel = (): void => cancelled.abort();
         call.on('cancelled', onCancel);
-        this.inFlight++;
-        rpc(replica, call.request, cancelled.signal)
-          .finally(() => {
-            this.inFlight--;
-            // Answered: a 'cancelled' from here on (grpc-js also emits it as the stream closes)
-            // has nothing left to release, and aborting would build an AbortError per call.
-            call.off('cancelled', onCancel);
-          })
+        this.serve(call.request, rpc, cancelled.signal)
+          // Answered: a 'cancelled' from here on (grpc-js also emits it as the stream closes)
+          // has nothing left to release, and aborting would build an AbortError per call.
+          .finally(() => call.off('cancelled', onCancel))
           .then(
             (res) => callback(null, res),
             (err: Error) => callback({ code: grpc.status.INTERNAL, details: err.message }),
           );
       };
-    const submit = toReplica<w.SubmitRequest, w.SubmitResponse>((r, req, signal) => r.submit(req, signal));
-    const getOutput = toReplica<w.GetOutputRequest, w.GetOutputResponse>((r, req, signal) =>
-      r.getOutput(req, signal),
-    );
+    // The same calls over one stream (Processor.Calls): each answered under its call id as
+    // the unary call would be; a cancel, or the stream's end, releases the calls' reply slots.
+    const calls: grpc.handleBidiStreamingCall<w.ProcessorCall, w.ProcessorReply> = (call) => {
+      const stream: CallStream = { open: new Map(), ending: false, ended: false, end: () => {} };
+      stream.end = () => {
+        if (stream.ended || stream.open.size > 0) return;
+        stream.ended = true;
+        this.callStreams.delete(stream);
+        call.end();
+      };
+      this.callStreams.add(stream);
+      if (this.abort.signal.aborted) stream.ending = true;
+      const reply = (r: w.ProcessorReply): void => {
+        if (!stream.ended) call.write(r);
+      };
+      call.on('data', (m: w.ProcessorCall) => {
+        const id = Number(m.callId);
+        if (m.call === 'cancel') {
+          stream.open.get(id)?.abort();
+          return;
+        }
+        if (stream.open.has(id)) return;
+        const withdrawn = new AbortController();
+        const answer =
+          m.call === 'submit'
+            ? this.serve(m.submit, submitRpc, withdrawn.signal).then((res): w.ProcessorReply => ({
+                callId: id,
+                reply: 'submit',
+                submit: res,
+              }))
+            : m.call === 'getOutput'
+              ? this.serve(m.getOutput, getOutputRpc, withdrawn.signal).then((res): w.ProcessorReply => ({
+                  callId: id,
+                  reply: 'getOutput',
+                  getOutput: res,
+                }))
+              : Promise.reject(new StreamCallError(grpc.status.INVALID_ARGUMENT, 'a call with no request'));
+        stream.open.set(id, withdrawn);
+        answer
+          .then(reply, (err: Error) =>
+            reply({
+              callId: id,
+              reply: 'status',
+              status: {
+                code: err instanceof StreamCallError ? err.code : grpc.status.INTERNAL,
+                message: err.message,
+              },
+            }),
+          )
+          .finally(() => {
+            stream.open.delete(id);
+            if (stream.ending) stream.end();
+          });
+      });
+      // The ingress went away (or the connection broke): its calls are withdrawn.
+      const gone = (): void => {
+        if (stream.ended) return;
+        stream.ended = true;
+        this.callStreams.delete(stream);
+        for (const withdrawn of stream.open.values()) withdrawn.abort();
+      };
+      call.on('cancelled', gone);
+      call.on('error', gone);
+      call.on('end', () => {
+        stream.ending = true;
+        stream.end();
+      });
+    };
     const subscribe: grpc.handleServerStreamingCall<w.SubscribeRequest, w.IngressNotification> = (call) => {
       const id = call.request.ingressId;
       let set = this.subscriptions.get(id);
@@ -279,6 +380,6 @@ class ProcessorNode {
       call.on('close', remove);
       call.on('error', remove);
     };
-    return { submit, getOutput, subscribe };
+    return { submit: unary(submitRpc), getOutput: unary(getOutputRpc), calls, subscribe };
   }
 }
