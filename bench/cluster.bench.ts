@@ -4,7 +4,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TestCluster } from '../test/helpers/cluster.js';
-import { closedLoop, fmt, groupMemoryMiB } from './load.js';
+import { availableParallelism } from 'node:os';
+import { closedLoop, cpuMsOf, fmt, groupMemoryMiB, ownCpuMs } from './load.js';
 import { recordGoal } from './summary.js';
 
 const DURATION_MS = Number(process.env.LIMBO_BENCH_DURATION_MS ?? 5000);
@@ -30,7 +31,10 @@ export async function run(): Promise<void> {
   });
   await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
   const echoUrl = `http://127.0.0.1:${(echo.address() as AddressInfo).port}/`;
+  const bareCpuBefore = ownCpuMs();
   const bare = await closedLoop(() => post(echoUrl, '{"x":1}'), CONCURRENCY, DURATION_MS);
+  // The bare echo serves in this process: its CPU is the load generator's and the server's.
+  const bareCpuPerCall = (ownCpuMs() - bareCpuBefore) / bare.requests;
   await new Promise<void>((r) => echo.close(() => r()));
 
   await using cluster = await TestCluster.start({ processors: 3, partitions: 4 });
@@ -46,7 +50,12 @@ export async function run(): Promise<void> {
     peak = Math.max(peak, now.rssSum);
     residentPeak = Math.max(residentPeak, now.resident);
   }, 200);
+  const names = ['log', 'ingress', ...cluster.processors.map((_, i) => `processor-${i + 1}`)];
+  const cpuBefore = pids.map(cpuMsOf);
+  const clientCpuBefore = ownCpuMs();
   const limbo = await closedLoop(() => post(`${cluster.url}/Echo/echo`, '{"x":1}'), CONCURRENCY, DURATION_MS);
+  const clientCpuPerCall = (ownCpuMs() - clientCpuBefore) / limbo.requests;
+  const cpuPerCall = pids.map((pid, i) => (cpuMsOf(pid) - cpuBefore[i]!) / limbo.requests);
   clearInterval(sampler);
 
   recordGoal('clusterThroughput', limbo.perSecond / bare.perSecond);
@@ -60,6 +69,16 @@ export async function run(): Promise<void> {
   );
   console.log(`ratio calls/s limbo ÷ bare: ${fmt(limbo.perSecond / bare.perSecond, 3)}`);
   console.log(`ratio p99 limbo ÷ bare: ${fmt(limbo.p99Ms / bare.p99Ms, 1)}`);
+  // Where a call's CPU goes, and the calls/s that CPU allows on this machine's cores: on a
+  // machine the load generator and the services share, that is the bound on the ratio above.
+  const servicesCpu = cpuPerCall.reduce((a, b) => a + b, 0);
+  const cores = availableParallelism();
+  console.log(
+    `CPU ms per call: bare echo (load generator + server) ${fmt(bareCpuPerCall, 3)}; cluster: load generator ${fmt(clientCpuPerCall, 3)}, ${names.map((n, i) => `${n} ${fmt(cpuPerCall[i]!, 3)}`).join(', ')}; services ${fmt(servicesCpu, 3)}`,
+  );
+  console.log(
+    `calls/s the CPU allows on ${cores} cores: bare ${fmt((cores * 1000) / bareCpuPerCall, 0)}, cluster ${fmt((cores * 1000) / (servicesCpu + clientCpuPerCall), 0)}`,
+  );
   console.log(
     `cluster memory (5 processes), private + shared once: at rest ${fmt(residentAtRest, 0)} MiB, peak under load ${fmt(residentPeak, 0)} MiB; Σ RSS: at rest ${fmt(atRest, 0)} MiB, peak ${fmt(peak, 0)} MiB`,
   );

@@ -88,6 +88,22 @@ export function groupMemoryMiB(pids: readonly number[]): { resident: number; rss
   return { resident: priv + shared, rssSum };
 }
 
+/** CPU ms used so far by a process (Linux /proc; 0 where there is none). */
+export function cpuMsOf(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, USER_HZ 100
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU ms this process has used so far. */
+export function ownCpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
 export function fmt(n: number, digits = 1): string {
   return Number.isFinite(n) ? n.toFixed(digits) : 'n/a';
 }

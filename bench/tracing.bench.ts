@@ -5,7 +5,6 @@
 // exporting over OTLP on both sides; the ratio to no tracing at all is printed beside it (what
 // the services' spans themselves cost). And whether the receiver kept up: spans dropped (over
 // its bound, refused as malformed, or lost by the in-process ledger) must be 0.
-import { readFileSync } from 'node:fs';
 import { startOtlpReceiver } from '../src/observe/otlp-receiver.js';
 import { SPAN_LEDGER_PATH } from '../src/telemetry/span-ledger.js';
 import { inProcessTracing } from '../src/observe/in-process-tracing.js';
@@ -13,22 +12,12 @@ import { DEFAULT_BSP_DELAY_MS } from '../src/observe/span-sink.js';
 import { SPAN_LEDGER_ENV, type Tracing } from '../src/telemetry/tracing.js';
 import { startClientSpan } from '../src/workload/client-span.js';
 import { TestCluster } from '../test/helpers/cluster.js';
-import { closedLoop, fmt } from './load.js';
+import { closedLoop, cpuMsOf, fmt } from './load.js';
 import { recordGoal } from './summary.js';
 
 const DURATION_MS = Number(process.env.LIMBO_BENCH_DURATION_MS ?? 5000);
 const CONCURRENCY = 16;
 const ROUNDS = Number(process.env.LIMBO_BENCH_ROUNDS ?? 3);
-
-/** CPU ms used so far by a process (Linux /proc; 0 where there is none). */
-function cpuMsOf(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, USER_HZ 100
-  } catch {
-    return 0;
-  }
-}
 
 /**
  * Calls/s, and CPU ms per call over every service process and this one (load generator,
