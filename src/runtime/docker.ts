@@ -28,7 +28,7 @@ import {
 } from './docker-engine.js';
 import { dockerImages } from './docker-images.js';
 import { ensureReaper } from './docker-reaper.js';
-import { serviceNodeFlags } from './process.js';
+import { serviceEnvDefaults, serviceNodeFlags } from './process.js';
 
 export interface ContainerOptions {
   /** A name for messages, the log file and the container name, e.g. `processor-1`. */
@@ -123,8 +123,9 @@ export function startContainerService(
   const { role, args = [], image, labels, ...rest } = options;
   return startContainer({
     ...rest,
-    // The same Node flags as a local service (NODE_OPTIONS allows them); a caller's own wins.
-    env: { NODE_OPTIONS: serviceNodeFlags.join(' '), ...rest.env },
+    // The same Node flags and environment as a local service (NODE_OPTIONS allows the flags);
+    // a caller's own wins.
+    env: { NODE_OPTIONS: serviceNodeFlags.join(' '), ...serviceEnvDefaults, ...rest.env },
     image: image ?? dockerImages(env).services,
     command: ['serve', role, ...args],
     labels: { [LABEL_ROLE]: role, ...labels },

@@ -67,6 +67,22 @@ const TAIL_LINES = 200;
 export const serviceNodeFlags: readonly string[] = ['--max-semi-space-size=4'];
 
 /**
+ * Environment every service process gets unless the caller's env sets it: glibc's malloc keeps
+ * one arena per thread that allocates (each holding on to what it freed), and a Node process
+ * has a dozen threads (V8's GC and compiler workers, libuv's pool); with one arena shared by
+ * all, five services under load held ~15-19 MiB less private memory in all (issue 16's note).
+ * Other C libraries ignore it.
+ */
+export const serviceEnvDefaults: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '1' };
+
+/** `env` with serviceEnvDefaults filled in where it leaves them unset. */
+export function withServiceEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out = { ...env };
+  for (const [k, v] of Object.entries(serviceEnvDefaults)) if (out[k] === undefined) out[k] = v;
+  return out;
+}
+
+/**
  * The command and arguments that run the `limbo` CLI from this checkout (its services, and
  * tests that run other commands). Node flags in `LIMBO_SERVICE_NODE_ARGS` (space-separated,
  * e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) go after serviceNodeFlags (so they can override
@@ -226,11 +242,13 @@ export function startLimboService(
   args: readonly string[],
   options: Partial<Omit<ProcessOptions, 'command' | 'args'>> = {},
 ): Promise<StartedProcess> {
-  const cmd = serveCommandLine(options.env ?? process.env);
+  const env = withServiceEnv(options.env ?? process.env);
+  const cmd = serveCommandLine(env);
   return startProcess({
     name: options.name ?? role,
     command: cmd.command,
     args: [...cmd.args, 'serve', role, ...args],
     ...options,
+    env,
   });
 }

@@ -2,11 +2,17 @@
 // else the CLI; and the bundle itself runs a real service and rejects bad usage as the CLI does.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { serviceEntry, serviceEntryFiles, startProcess } from '../../src/runtime/process.js';
+import {
+  serviceEntry,
+  serviceEntryFiles,
+  serviceNodeFlags,
+  startLimboService,
+  startProcess,
+} from '../../src/runtime/process.js';
 
 test('this build made a current bundle, and services start from it', () => {
   // npm test builds with npm run build (tsc, then the bundle): a build that stopped bundling
@@ -64,6 +70,39 @@ test('the bundle serves a log server and exits 2 on a bad role', async () => {
     assert.match(metrics, /^limbo_log_/m);
   } finally {
     await log.stop(5000);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test("a service runs with the services' Node flags and malloc setting, and a caller's own env wins", async () => {
+  const environOf = (pid: number): Map<string, string> =>
+    new Map(
+      readFileSync(`/proc/${pid}/environ`, 'utf8')
+        .split('\0')
+        .filter((e) => e.includes('='))
+        .map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]),
+    );
+  const dataDir = mkdtempSync(join(tmpdir(), 'limbo-entry-env-'));
+  const start = (env: NodeJS.ProcessEnv, dir: string) =>
+    startLimboService('log', ['--port', '0', '--metrics-port', '0', '--data-dir', join(dataDir, dir)], {
+      env,
+      readyTimeoutMs: 20_000,
+    });
+  const plain = { ...process.env };
+  delete plain.MALLOC_ARENA_MAX;
+  const a = await start(plain, 'a');
+  try {
+    assert.equal(environOf(a.pid).get('MALLOC_ARENA_MAX'), '1');
+    const cmdline = readFileSync(`/proc/${a.pid}/cmdline`, 'utf8').split('\0');
+    for (const flag of serviceNodeFlags) assert.ok(cmdline.includes(flag), `${flag} in ${cmdline.join(' ')}`);
+  } finally {
+    await a.stop(5000);
+  }
+  const b = await start({ ...plain, MALLOC_ARENA_MAX: '4' }, 'b');
+  try {
+    assert.equal(environOf(b.pid).get('MALLOC_ARENA_MAX'), '4');
+  } finally {
+    await b.stop(5000);
     rmSync(dataDir, { recursive: true, force: true });
   }
 });

@@ -27,6 +27,7 @@ import { grpc } from '../../protocol/grpc.js';
 import { Backoff, sleep } from '../../util/backoff.js';
 import { Invoker } from './invoker.js';
 import type { ProcessorMetrics } from './metrics.js';
+import type { Gauge } from 'prom-client';
 import { PartitionStateMachine, type ApplyEffect, type InvocationState } from './state-machine.js';
 import { messageOf } from '../../util/errors.js';
 import { initialLeadership, transition, type LeadershipEvent, type LeadershipState } from './leadership.js';
@@ -73,6 +74,14 @@ export class PartitionReplica {
   private knownLeader: w.PartitionAssignment | undefined;
   private readonly now: () => number;
   private readonly labels: { partition: string };
+  /** The series set on every applied record and every request, looked up once (prom-client
+   * validates and hashes a label object on each call). */
+  private readonly series: {
+    appliedLsn: Gauge.Internal<'partition'>;
+    invoked: Gauge.Internal<'partition' | 'status'>;
+    completed: Gauge.Internal<'partition' | 'status'>;
+    pendingRpcs: Gauge.Internal<'partition'>;
+  };
   private tailLoop: Promise<void> | undefined;
   private retentionTimer: NodeJS.Timeout | undefined;
 
@@ -83,6 +92,12 @@ export class PartitionReplica {
     this.sm = new PartitionStateMachine({ keepSeqAcrossEpochs: this.bugs.has('fenced-ack') });
     this.now = o.now ?? Date.now;
     this.labels = { partition: String(o.partition) };
+    this.series = {
+      appliedLsn: o.metrics.appliedLsn.labels(this.labels),
+      invoked: o.metrics.invocations.labels({ ...this.labels, status: 'invoked' }),
+      completed: o.metrics.invocations.labels({ ...this.labels, status: 'completed' }),
+      pendingRpcs: o.metrics.pendingRpcs.labels(this.labels),
+    };
     o.metrics.isLeader.set(this.labels, 0);
     o.metrics.pendingRpcs.set(this.labels, 0);
     o.metrics.leaderEpoch.set(this.labels, 0);
@@ -370,11 +385,11 @@ export class PartitionReplica {
         )
         .end();
     }
-    this.o.metrics.appliedLsn.set(this.labels, entry.lsn);
+    this.series.appliedLsn.set(entry.lsn);
     this.onEffect(effect, record);
     const counts = this.sm.counts();
-    this.o.metrics.invocations.set({ ...this.labels, status: 'invoked' }, counts.invoked);
-    this.o.metrics.invocations.set({ ...this.labels, status: 'completed' }, counts.completed);
+    this.series.invoked.set(counts.invoked);
+    this.series.completed.set(counts.completed);
   }
 
   private onEffect(effect: ApplyEffect, record: LogRecord): void {
@@ -603,7 +618,7 @@ export class PartitionReplica {
       signal?.addEventListener('abort', () => this.finish(waiter, this.error('INTERNAL', 'cancelled')), {
         once: true,
       });
-      this.o.metrics.pendingRpcs.set(this.labels, this.waiters.size);
+      this.series.pendingRpcs.set(this.waiters.size);
       if (prev) {
         // A resend of a request still in flight takes over its reply slot; nothing is proposed again.
         this.waiters.takeOver(prev, waiter);
@@ -635,7 +650,7 @@ export class PartitionReplica {
 
   private finish(waiter: Waiter, response: Reply): void {
     if (!this.waiters.remove(waiter)) return;
-    this.o.metrics.pendingRpcs.set(this.labels, this.waiters.size);
+    this.series.pendingRpcs.set(this.waiters.size);
     waiter.reply(response);
   }
 
