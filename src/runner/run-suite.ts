@@ -19,7 +19,7 @@ import {
 } from '../observe/run-prometheus.js';
 import { keepLimboMetrics, metricsObserver, startScraper } from '../observe/scraper.js';
 import { writeReport } from '../report/write-report.js';
-import { collectGarbage } from '../util/gc.js';
+import { capYoungGeneration, collectGarbage } from '../util/gc.js';
 import { runFiles } from '../run-data/files.js';
 import type { HistoryOp, RunData } from '../run-data/run-data.js';
 import { createRunDir, pointLatest } from '../run-data/run-dir.js';
@@ -110,6 +110,7 @@ export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<
   // the heap from growing run after run (util/gc.ts). Never while another run of this process
   // is under way: the pause would stall its clients and its embedded Toxiproxy.
   if (runsUnderWay === 0) collectGarbage();
+  capYoungGeneration();
   runsUnderWay++;
   try {
     return await runOneSuite(suite, options);

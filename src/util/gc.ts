@@ -7,6 +7,7 @@
 // stay as they are). Costs a pause of ~10-80 ms, so callers do it only between runs.
 import v8 from 'node:v8';
 import vm from 'node:vm';
+import { PerformanceObserver } from 'node:perf_hooks';
 
 let gc: (() => void) | null | undefined;
 
@@ -54,5 +55,46 @@ export function limitHeapGrowth(
     a.startsWith('--heap-growing-percent') || a.startsWith('--heap_growing_percent');
   if (execArgv.some(own) || nodeOptions.split(/\s+/).some(own)) return false;
   v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+  return true;
+}
+
+/** The young generation's cap for a runner process, per semi-space, in MiB (V8's default: 16). */
+export const RUNNER_SEMI_SPACE_MIB = 4;
+
+let youngCap: PerformanceObserver | undefined;
+
+/**
+ * Keeps V8's young generation at no more than `semiSpaceMiB` per semi-space in a process that
+ * was started without a flag for it (the `limbo` command cannot pass Node flags portably).
+ * `--max-semi-space-size` is read only at start, but `--semi-space-growth-factor` is read at
+ * every growth: after each collection, growth is switched off once the young generation has
+ * reached the cap, and on again should V8 have shrunk it below. Growth goes by doubling from
+ * 1 MiB, so it stops at the cap (or, when two growths come before one check, at the next
+ * step, what it would have reached anyway).
+ */
+export function capYoungGeneration(
+  semiSpaceMiB = RUNNER_SEMI_SPACE_MIB,
+  execArgv: readonly string[] = process.execArgv,
+  nodeOptions = process.env.NODE_OPTIONS ?? '',
+): boolean {
+  if (youngCap !== undefined) return true;
+  const own = (a: string): boolean =>
+    /^--(max[-_]semi[-_]space[-_]size|semi[-_]space[-_]growth[-_]factor)/.test(a);
+  if (execArgv.some(own) || nodeOptions.split(/\s+/).some(own)) return false;
+  const capBytes = 2 * semiSpaceMiB * 1024 * 1024;
+  let growing = true;
+  const check = (): void => {
+    const size = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0;
+    if (growing && size >= capBytes) {
+      v8.setFlagsFromString('--semi-space-growth-factor=1');
+      growing = false;
+    } else if (!growing && size < capBytes) {
+      v8.setFlagsFromString('--semi-space-growth-factor=2');
+      growing = true;
+    }
+  };
+  youngCap = new PerformanceObserver(check);
+  youngCap.observe({ entryTypes: ['gc'] });
+  check();
   return true;
 }

@@ -1,10 +1,12 @@
 // limitHeapGrowth (util/gc.ts): set at run time, V8's old generation stays near what it keeps
-// alive; a process given its own --heap-growing-percent is left alone.
+// alive; a process given its own --heap-growing-percent is left alone. capYoungGeneration: set
+// at run time, the young generation stops growing at its cap; a process given its own
+// young-generation flag is left alone.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { limitHeapGrowth } from '../../src/util/gc.js';
+import { capYoungGeneration, limitHeapGrowth } from '../../src/util/gc.js';
 
 const gcModule = fileURLToPath(new URL('../../src/util/gc.js', import.meta.url));
 
@@ -39,4 +41,40 @@ test('limitHeapGrowth keeps the old generation near its live size', () => {
 test('a process started with its own --heap-growing-percent keeps it', () => {
   assert.equal(limitHeapGrowth(['--heap-growing-percent=50'], ''), false);
   assert.equal(limitHeapGrowth([], '--max-semi-space-size=4 --heap_growing_percent=50'), false);
+});
+
+/** The young generation's size (MiB, both semi-spaces) after a child's churn, capped or not. */
+function youngMiB(capMiB: number | undefined): number {
+  const program = `
+    import v8 from 'node:v8';
+    const { capYoungGeneration } = await import(${JSON.stringify(gcModule)});
+    if (${capMiB !== undefined}) capYoungGeneration(${capMiB ?? 0});
+    // Objects that live across a few scavenges make V8 grow its young generation.
+    let keep = [];
+    for (let round = 0; round < 400; round++) {
+      for (let i = 0; i < 5000; i++) { keep.push({ a: i, b: 'x' + i }); if (keep.length > 20000) keep = []; }
+      await new Promise((r) => setImmediate(r));
+    }
+    const young = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
+    process.stdout.write(String(young.space_size / 1048576));`;
+  return Number(
+    execFileSync(process.execPath, ['--input-type=module', '-e', program], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    }),
+  );
+}
+
+test('capYoungGeneration stops the young generation growing at its cap', () => {
+  const free = youngMiB(undefined);
+  const capped = youngMiB(2);
+  // V8 grew it to 32 MiB (2 × 16) here; capped at 2 MiB per semi-space: 4 (8 when two growths
+  // come before one check).
+  assert.ok(free >= 16, `uncapped young generation ${free} MiB`);
+  assert.ok(capped <= 8, `capped young generation ${capped} MiB (uncapped ${free})`);
+});
+
+test('a process started with its own young-generation flag keeps it', () => {
+  assert.equal(capYoungGeneration(4, ['--max-semi-space-size=8'], ''), false);
+  assert.equal(capYoungGeneration(4, [], '--semi_space_growth_factor=2'), false);
 });
