@@ -60,11 +60,12 @@ export class ProcessStartError extends LimboError {
 const TAIL_LINES = 200;
 
 /**
- * Node flags every service process gets: a young generation of at most 4 MiB per semi-space
- * (V8's default is 16) — a service's garbage is short-lived per call, and five services
- * under load peaked ~70 MiB lower with it at the same CPU per call (issue 16's note).
+ * Node flags every service process gets: a young generation of at most 2 MiB per semi-space
+ * (V8's default is 16) — a service's garbage is short-lived per call. 4 MiB took five services
+ * under load ~70 MiB lower than the default at the same CPU per call; 2 MiB another ~20 MiB
+ * (267 → 247 MiB in the cluster bench, two pairs) for ~2 % more CPU per call (issue 16's note).
  */
-export const serviceNodeFlags: readonly string[] = ['--max-semi-space-size=4'];
+export const serviceNodeFlags: readonly string[] = ['--max-semi-space-size=2'];
 
 /**
  * Environment every service process gets unless the caller's env sets it: glibc's malloc keeps
