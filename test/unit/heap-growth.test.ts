@@ -10,6 +10,16 @@ import { capYoungGeneration, limitHeapGrowth } from '../../src/util/gc.js';
 
 const gcModule = fileURLToPath(new URL('../../src/util/gc.js', import.meta.url));
 
+/** Runs an ES module program in a new Node process; the number it prints. */
+function numberFromChild(program: string): number {
+  return Number(
+    execFileSync(process.execPath, ['--input-type=module', '-e', program], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    }),
+  );
+}
+
 /** Peak heapTotal (MiB) of a child making mid-lived garbage (batches that outlive a few scavenges). */
 function peakHeapMiB(limit: boolean): number {
   const program = `
@@ -23,12 +33,7 @@ function peakHeapMiB(limit: boolean): number {
       peak = Math.max(peak, process.memoryUsage().heapTotal);
     }
     process.stdout.write(String(peak / 1048576));`;
-  return Number(
-    execFileSync(process.execPath, ['--input-type=module', '-e', program], {
-      encoding: 'utf8',
-      timeout: 60_000,
-    }),
-  );
+  return numberFromChild(program);
 }
 
 test('limitHeapGrowth keeps the old generation near its live size', () => {
@@ -57,12 +62,7 @@ function youngMiB(capMiB: number | undefined): number {
     }
     const young = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
     process.stdout.write(String(young.space_size / 1048576));`;
-  return Number(
-    execFileSync(process.execPath, ['--input-type=module', '-e', program], {
-      encoding: 'utf8',
-      timeout: 60_000,
-    }),
-  );
+  return numberFromChild(program);
 }
 
 test('capYoungGeneration stops the young generation growing at its cap', () => {
