@@ -14,31 +14,31 @@ import { createRandom } from '../src/util/random.js';
 import { pairOps } from '../src/run-data/run-data.js';
 import { createHistoryRecorder } from '../src/workload/history.js';
 import { startWorkload } from '../src/workload/workload.js';
+import { Backoff } from '../src/util/backoff.js';
 import { fmt } from './load.js';
 import { recordGoal } from './summary.js';
 
 const LOAD_MS = 10_000;
 const CONCURRENCY = 4;
+const KILL_LOAD_MS = 4_000;
+const DRAIN_MS = 30_000;
 
 /**
  * The least time an op of the mix takes on any implementation: a Sleep call's own sleep, and
- * a Flaky call's retries at the shortest delays the shared retry policy allows (both targets
- * retry from 50 ms, doubling, each delay at least half its step; util/backoff.ts and
- * restate/services.ts). Every other op counts 0, so the bound is generous.
+ * a Flaky call's retries at the shortest delays of the retry policy both targets share (the
+ * reference's Backoff, which restate/services.ts matches: 50 ms doubling, each delay at least
+ * half its step). Every other op counts 0, so the bound is generous.
  */
 function leastWaitMs(body: unknown): number {
   if (body === null || typeof body !== 'object') return 0;
   const b = body as { ms?: unknown; failFirst?: unknown };
   if (typeof b.ms === 'number') return b.ms;
-  if (typeof b.failFirst === 'number') {
-    let wait = 0;
-    for (let k = 0; k < b.failFirst; k++) wait += (50 * 2 ** k) / 2;
-    return wait;
-  }
-  return 0;
+  if (typeof b.failFirst !== 'number') return 0;
+  const shortest = new Backoff({ random: () => 0 });
+  let wait = 0;
+  for (let k = 0; k < b.failFirst; k++) wait += shortest.next();
+  return wait;
 }
-const KILL_LOAD_MS = 4_000;
-const DRAIN_MS = 30_000;
 
 interface Figures {
   callsPerSec: number;

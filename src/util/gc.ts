@@ -51,11 +51,14 @@ export function limitHeapGrowth(
   execArgv: readonly string[] = process.execArgv,
   nodeOptions = process.env.NODE_OPTIONS ?? '',
 ): boolean {
-  const own = (a: string): boolean =>
-    a.startsWith('--heap-growing-percent') || a.startsWith('--heap_growing_percent');
-  if (execArgv.some(own) || nodeOptions.split(/\s+/).some(own)) return false;
+  if (startedWith(/^--heap[-_]growing[-_]percent/, execArgv, nodeOptions)) return false;
   v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   return true;
+}
+
+/** Whether the process was started with a V8 flag matching `flag` (on its command line or in NODE_OPTIONS). */
+function startedWith(flag: RegExp, execArgv: readonly string[], nodeOptions: string): boolean {
+  return execArgv.some((a) => flag.test(a)) || nodeOptions.split(/\s+/).some((a) => flag.test(a));
 }
 
 /** The young generation's cap for a runner process, per semi-space, in MiB (V8's default: 16). */
@@ -80,9 +83,8 @@ export function capYoungGeneration(
   nodeOptions = process.env.NODE_OPTIONS ?? '',
 ): boolean {
   if (youngCap !== undefined) return true;
-  const own = (a: string): boolean =>
-    /^--(max[-_]semi[-_]space[-_]size|semi[-_]space[-_]growth[-_]factor)/.test(a);
-  if (execArgv.some(own) || nodeOptions.split(/\s+/).some(own)) return false;
+  const flag = /^--(max[-_]semi[-_]space[-_]size|semi[-_]space[-_]growth[-_]factor)/;
+  if (startedWith(flag, execArgv, nodeOptions)) return false;
   const capBytes = 2 * semiSpaceMiB * 1024 * 1024;
   let growing = true;
   const check = (): void => {

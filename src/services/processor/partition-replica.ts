@@ -99,9 +99,9 @@ export class PartitionReplica {
       pendingRpcs: o.metrics.pendingRpcs.labels(this.labels),
     };
     o.metrics.isLeader.set(this.labels, 0);
-    o.metrics.pendingRpcs.set(this.labels, 0);
+    this.series.pendingRpcs.set(0);
     o.metrics.leaderEpoch.set(this.labels, 0);
-    o.metrics.appliedLsn.set(this.labels, 0);
+    this.series.appliedLsn.set(0);
     o.metrics.staleProposalsDropped.inc(this.labels, 0);
     for (const transition of ['became_leader', 'stepped_down'])
       o.metrics.leadershipChanges.inc({ ...this.labels, transition }, 0);
