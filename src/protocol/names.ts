@@ -11,6 +11,8 @@ export const metricNames = {
   ingressRequestDurationSeconds: 'limbo_ingress_request_duration_seconds',
   ingressRpcAttemptsTotal: 'limbo_ingress_rpc_attempts_total',
   ingressResendsTotal: 'limbo_ingress_resends_total',
+  ingressResendingRequests: 'limbo_ingress_resending_requests',
+  ingressResentRequestsTotal: 'limbo_ingress_resent_requests_total',
   processorIsLeader: 'limbo_processor_is_leader',
   processorLeaderEpoch: 'limbo_processor_leader_epoch',
   processorLeadershipChangesTotal: 'limbo_processor_leadership_changes_total',

@@ -29,6 +29,12 @@ test('kill -9 of a leader with 50 calls in flight: all answered, adds exactly on
   const pendingAtKill = await cluster.ingressMetric('limbo_ingress_pending_requests');
   assert.ok(pendingAtKill > 0, 'calls are in flight when the leader dies');
   cluster.processors[victimIndex]!.kill('SIGKILL');
+  // While the partition has no leader its requests are resending: the gauge shows them.
+  let resendingSeen = 0;
+  for (let i = 0; i < 60 && resendingSeen === 0; i++) {
+    resendingSeen = await cluster.ingressMetric('limbo_ingress_resending_requests', { partition: '0' });
+    if (resendingSeen === 0) await new Promise((r) => setTimeout(r, 50));
+  }
 
   const sleeps = await Promise.all(calls);
   for (const s of sleeps) assert.deepEqual([s.status, s.body], [200, { slept: 1500 }]);
@@ -55,6 +61,16 @@ test('kill -9 of a leader with 50 calls in flight: all answered, adds exactly on
   assert.ok(successor.epoch > table.partitions.find((p) => p.partition === 0)!.epoch);
   const resends = await cluster.ingressMetric('limbo_ingress_resends_total', { partition: '0' });
   assert.ok(resends > 0, 'the ingress resent');
+  // Each request that resent counts once however often it resent, and none resends now.
+  assert.ok(resendingSeen > 0, 'requests were seen resending during the outage');
+  const resent = await cluster.ingressMetric('limbo_ingress_resent_requests_total', { partition: '0' });
+  assert.ok(resent >= resendingSeen && resent <= resends, `${resent} resent requests, ${resends} resends`);
+  assert.ok(
+    resent <= 2 * 50,
+    `${resent} resent requests for 50 calls (a submit and a get_output each at most)`,
+  );
+  assert.equal(await cluster.ingressMetric('limbo_ingress_resending_requests'), 0);
+  assert.equal(await cluster.ingressMetric('limbo_ingress_resent_requests_total', { partition: '1' }), 0);
   const logSamples = await scrape(cluster.log.ready.addresses.metrics as string);
   assert.ok(
     sumSamples(logSamples, 'limbo_controller_leader_changes_total', { partition: '0', reason: 'failure' }) >=

@@ -181,32 +181,113 @@ function resendRun(perSecond: number, pending: number, afterHeal = 0): RunBuilde
   const b = new RunBuilder();
   b.run.phases.healedAtMs = 6000;
   b.run.phases.deadlineMs = 14_000;
-  const pts: [number, number][] = [];
-  let total = 0;
-  for (let t = 0; t <= 14_000; t += 250) {
-    if (t >= 2000 && t < 5000) total += perSecond / 4;
-    if (t >= 11_500) total += afterHeal / 4;
-    pts.push([t, total]);
-  }
-  b.sample('ingress-1', 'limbo_ingress_resends_total', { partition: '0', reason: 'timeout' }, pts);
+  b.sample(
+    'ingress-1',
+    'limbo_ingress_resends_total',
+    { partition: '0', reason: 'timeout' },
+    resendCounter(perSecond, afterHeal),
+  );
   b.sample(
     'ingress-1',
     'limbo_ingress_pending_requests',
     { kind: 'call' },
-    pts.map(([t]) => [t, t >= 2000 && t < 5000 ? pending : 0]),
+    grid().map((t) => [t, t >= 2000 && t < 5000 ? pending : 0]),
   );
   return b;
+}
+
+const grid = (): number[] => Array.from({ length: 57 }, (_, i) => i * 250);
+
+/** A resend counter growing perSecond in [2000, 5000) ms and afterHeal/s from 11,500 ms. */
+function resendCounter(perSecond: number, afterHeal = 0): [number, number][] {
+  let total = 0;
+  return grid().map((t) => {
+    if (t >= 2000 && t < 5000) total += perSecond / 4;
+    if (t >= 11_500) total += afterHeal / 4;
+    return [t, total];
+  });
 }
 
 test('resendRateBounded: backoff passes, a fixed 50 ms storm and resends that never settle fail', () => {
   assert.equal(resendRateBounded().check(resendRun(20, 10).run).verdict, 'pass');
   const storm = resendRateBounded().check(resendRun(200, 10).run);
   assert.equal(storm.verdict, 'fail');
-  assert.match(storm.summary, /resend storm: 200 resends\/s for 10 pending requests \(20\/s each/);
+  assert.match(
+    storm.summary,
+    /resend storm: 200 resends\/s to partition 0 for 10 pending requests \(20\/s each/,
+  );
   const unsettled = resendRateBounded().check(resendRun(20, 10, 4).run);
   assert.equal(unsettled.verdict, 'fail');
   assert.match(unsettled.summary, /never settled/);
   assert.equal(resendRateBounded().check(new RunBuilder().run).verdict, 'inconclusive');
+});
+
+test('resendRateBounded divides by the requests resending to each partition, however briefly they resent', () => {
+  // Partition 0 loses its leader: 4 requests resend 50 ms apart (80/s) while 16 requests of
+  // healthy partitions are pending too. Divided by all 20 pending the storm hides (4/s each).
+  const run = (
+    resending: (t: number) => number,
+    resent: (t: number) => number,
+    perSecond = 80,
+  ): RunBuilder => {
+    const b = resendRun(perSecond, 20);
+    b.sample(
+      'ingress-1',
+      'limbo_ingress_resending_requests',
+      { partition: '0' },
+      grid().map((t) => [t, resending(t)]),
+    );
+    b.sample(
+      'ingress-1',
+      'limbo_ingress_resending_requests',
+      { partition: '1' },
+      grid().map((t) => [t, 0]),
+    );
+    b.sample(
+      'ingress-1',
+      'limbo_ingress_resent_requests_total',
+      { partition: '0' },
+      grid().map((t) => [t, resent(t)]),
+    );
+    return b;
+  };
+  const inOutage = (t: number): number => (t >= 2000 && t < 5000 ? 4 : 0);
+  const withoutThem = resendRateBounded().check(resendRun(80, 20).run);
+  assert.equal(withoutThem.verdict, 'pass', withoutThem.summary);
+  const storm = resendRateBounded().check(run(inOutage, (t) => (t >= 2000 ? 4 : 0)).run);
+  assert.equal(storm.verdict, 'fail', storm.summary);
+  assert.match(storm.summary, /80 resends\/s to partition 0 for 4 resending requests \(20\/s each/);
+  assert.equal(
+    (storm.evidence.details as { dividedBy?: string }).dividedBy,
+    'requests resending to the partition in the window',
+  );
+  // 40 requests each resending once between two samples (a failover's NOT_LEADER answers):
+  // the gauge never shows them, the resent counter does, and 40 resends by 40 requests pass.
+  const b = new RunBuilder();
+  b.run.phases.healedAtMs = 6000;
+  b.run.phases.deadlineMs = 14_000;
+  const step = (t: number): number => (t >= 2100 ? 40 : 0);
+  b.sample(
+    'ingress-1',
+    'limbo_ingress_resends_total',
+    { partition: '0', reason: 'not_leader' },
+    grid().map((t) => [t, step(t)]),
+  );
+  b.sample(
+    'ingress-1',
+    'limbo_ingress_resending_requests',
+    { partition: '0' },
+    grid().map((t) => [t, 0]),
+  );
+  b.sample(
+    'ingress-1',
+    'limbo_ingress_resent_requests_total',
+    { partition: '0' },
+    grid().map((t) => [t, step(t)]),
+  );
+  const once = resendRateBounded().check(b.run);
+  assert.equal(once.verdict, 'pass', once.summary);
+  assert.match(once.summary, /40 resends, at most 0\.5\/s per resending request/);
 });
 
 test('keysFreeAfterHeal: a key whose ops after the heal are never answered is held', () => {

@@ -85,7 +85,11 @@ test('resendRateBounded names the storm of resend-storm', async () => {
     },
     ['resendRateBounded'],
   );
-  failed(checks, 'resendRateBounded', /resend storm: \d+(\.\d)? resends\/s for \d+ pending requests/);
+  failed(
+    checks,
+    'resendRateBounded',
+    /resend storm: \d+(\.\d)? resends\/s to partition \d+ for \d+ resending requests/,
+  );
 });
 
 test('errorAnswersBounded and noImpossibleErrors name the 500s of lost-leadership-is-final', async () => {

@@ -102,76 +102,89 @@ export class Dispatcher {
     let reason: ResendReason | '' = '';
     let attempt = 0;
     let epoch: number | undefined;
+    // Resending from its first resend to its answer: the resending gauge and resent counter.
+    let resending = false;
+    const resend = (why: ResendReason): void => {
+      metrics.resends.inc({ partition: p, reason: why });
+      if (resending) return;
+      resending = true;
+      metrics.resending.inc({ partition: p });
+      metrics.resentRequests.inc({ partition: p });
+    };
     // Every failure below is followed by a backoff and a resend, counted by its reason.
-    for (;;) {
-      signal.throwIfAborted();
-      const route = router.leaderFor(partition);
-      if (route !== undefined && epoch !== undefined && route.epoch > epoch) backoff.reset();
-      if (route !== undefined) epoch = Math.max(epoch ?? 0, route.epoch);
-      const address = hint ?? route?.address;
-      hint = undefined;
-      if (address === undefined) {
-        metrics.resends.inc({ partition: p, reason: 'unavailable' });
-        await router.waitForChange(backoff.next(), signal);
-        continue;
-      }
-      let result: string;
-      let final: Error | undefined;
-      attempt++;
-      const span = this.o.tracer.startSpan(
-        `ingress ${rpc} attempt`,
-        {
-          kind: SpanKind.CLIENT,
-          attributes: {
-            [A.invocationId]: invocationId,
-            [A.partition]: partition,
-            [A.attempt]: attempt,
-            [A.resendReason]: reason,
-            [A.leaderEpoch]: route?.epoch ?? 0,
-            'limbo.target.address': address,
-          },
-        },
-        contextOf(parent),
-      );
-      try {
-        const res = await call(router.client(address), span);
-        if (res.result !== 'error') {
-          metrics.rpcAttempts.inc({ partition: p, rpc, result: 'ok' });
-          span.end();
-          return res as Exclude<R, { result: 'error' }>;
-        }
-        const err = (res as unknown as { error: w.RpcError }).error;
-        // Bug switch lost-leadership-is-final: a lost leadership is answered, not resent.
-        if (err.code === 'LOST_LEADERSHIP' && this.o.bugs?.has('lost-leadership-is-final') === true)
-          final = new Error(`leadership lost; the request may have gone through (${err.message})`);
-        result = err.code.toLowerCase();
-        reason =
-          err.code === 'NOT_LEADER'
-            ? 'not_leader'
-            : err.code === 'LOST_LEADERSHIP'
-              ? 'lost_leadership'
-              : 'unavailable';
-        if (err.code === 'NOT_LEADER' && err.leaderNode !== '' && err.leaderNode !== route?.node) {
-          hint = router.addressOf(err.leaderNode);
-        }
-      } catch (e) {
-        if (signal.aborted) {
-          span.setStatus({ code: SpanStatusCode.ERROR, message: 'aborted' });
-          span.end();
-        }
+    try {
+      for (;;) {
         signal.throwIfAborted();
-        const code = (e as { code?: number }).code;
-        reason = code === grpc.status.DEADLINE_EXCEEDED ? 'timeout' : 'connection_lost';
-        result = reason;
-        this.o.logger.debug('attempt failed', { rpc, partition, address, error: e });
+        const route = router.leaderFor(partition);
+        if (route !== undefined && epoch !== undefined && route.epoch > epoch) backoff.reset();
+        if (route !== undefined) epoch = Math.max(epoch ?? 0, route.epoch);
+        const address = hint ?? route?.address;
+        hint = undefined;
+        if (address === undefined) {
+          resend('unavailable');
+          await router.waitForChange(backoff.next(), signal);
+          continue;
+        }
+        let result: string;
+        let final: Error | undefined;
+        attempt++;
+        const span = this.o.tracer.startSpan(
+          `ingress ${rpc} attempt`,
+          {
+            kind: SpanKind.CLIENT,
+            attributes: {
+              [A.invocationId]: invocationId,
+              [A.partition]: partition,
+              [A.attempt]: attempt,
+              [A.resendReason]: reason,
+              [A.leaderEpoch]: route?.epoch ?? 0,
+              'limbo.target.address': address,
+            },
+          },
+          contextOf(parent),
+        );
+        try {
+          const res = await call(router.client(address), span);
+          if (res.result !== 'error') {
+            metrics.rpcAttempts.inc({ partition: p, rpc, result: 'ok' });
+            span.end();
+            return res as Exclude<R, { result: 'error' }>;
+          }
+          const err = (res as unknown as { error: w.RpcError }).error;
+          // Bug switch lost-leadership-is-final: a lost leadership is answered, not resent.
+          if (err.code === 'LOST_LEADERSHIP' && this.o.bugs?.has('lost-leadership-is-final') === true)
+            final = new Error(`leadership lost; the request may have gone through (${err.message})`);
+          result = err.code.toLowerCase();
+          reason =
+            err.code === 'NOT_LEADER'
+              ? 'not_leader'
+              : err.code === 'LOST_LEADERSHIP'
+                ? 'lost_leadership'
+                : 'unavailable';
+          if (err.code === 'NOT_LEADER' && err.leaderNode !== '' && err.leaderNode !== route?.node) {
+            hint = router.addressOf(err.leaderNode);
+          }
+        } catch (e) {
+          if (signal.aborted) {
+            span.setStatus({ code: SpanStatusCode.ERROR, message: 'aborted' });
+            span.end();
+          }
+          signal.throwIfAborted();
+          const code = (e as { code?: number }).code;
+          reason = code === grpc.status.DEADLINE_EXCEEDED ? 'timeout' : 'connection_lost';
+          result = reason;
+          this.o.logger.debug('attempt failed', { rpc, partition, address, error: e });
+        }
+        metrics.rpcAttempts.inc({ partition: p, rpc, result });
+        span.setStatus({ code: SpanStatusCode.ERROR, message: result });
+        span.end();
+        if (final !== undefined) throw final;
+        resend(reason);
+        await router.waitForChange(backoff.next(), signal);
+        signal.throwIfAborted();
       }
-      metrics.rpcAttempts.inc({ partition: p, rpc, result });
-      span.setStatus({ code: SpanStatusCode.ERROR, message: result });
-      span.end();
-      if (final !== undefined) throw final;
-      metrics.resends.inc({ partition: p, reason });
-      await router.waitForChange(backoff.next(), signal);
-      signal.throwIfAborted();
+    } finally {
+      if (resending) metrics.resending.dec({ partition: p });
     }
   }
 }

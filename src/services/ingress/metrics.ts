@@ -70,6 +70,27 @@ export function createIngressMetrics(
           for (const reason of resendReasons) this.inc({ partition: String(p), reason }, 0);
       },
     }),
+    // With the resends, these give a resend rate per resending request (resendRateBounded):
+    // the requests resending at a moment plus those that began since are every request that
+    // can have resent in between, however briefly each one resent.
+    resending: new Gauge({
+      name: m.ingressResendingRequests,
+      help: 'Requests to a processor between their first failed attempt and their answer',
+      labelNames: ['partition'],
+      registers,
+      collect() {
+        for (const p of partitions()) this.inc({ partition: String(p) }, 0);
+      },
+    }),
+    resentRequests: new Counter({
+      name: m.ingressResentRequestsTotal,
+      help: 'Requests to a processor that needed at least one resend',
+      labelNames: ['partition'],
+      registers,
+      collect() {
+        for (const p of partitions()) this.inc({ partition: String(p) }, 0);
+      },
+    }),
   };
   for (const kind of requestKinds) metrics.pending.set({ kind }, 0);
   return metrics;

@@ -37,6 +37,11 @@ export const restateSignals: Readonly<Record<LimboMetric, SignalMapping>> = {
     kind: 'missing',
     note: 'no resend counter or reason; attempts (restate_invocation_client_requests_total) minus requests approximates it',
   },
+  [metricNames.ingressResendingRequests]: {
+    kind: 'missing',
+    note: 'no per-request resend state; resendRateBounded falls back to the pending requests, which Restate lacks too',
+  },
+  [metricNames.ingressResentRequestsTotal]: { kind: 'missing', note: 'no per-request resend state' },
   [metricNames.processorIsLeader]: {
     kind: 'missing',
     note: 'restate_num_active_partition_leaders counts leaders per node without a partition label; per partition: restatectl partitions list (MODE), which the leadership observer of the restate target serves under this name',
