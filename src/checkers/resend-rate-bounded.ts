@@ -3,9 +3,10 @@
 // requests that can have resent to it in the window must stay under `maxPerPendingPerSec`
 // (the fixed backoff, 50 ms doubling to a 1 s cap, resends a request at most 5 times in 2 s,
 // 2.5/s, and a new leader's reset of the backoff adds a few; a healthy reference run measures
-// up to 3.4/s, a fixed 50 ms resend 7.9–9.3/s over an outage of 0.7 s: the bound is 5). And resends settle: from `settleMs` after the final heal to the
-// deadline the counter may grow by at most `maxAfterSettle`. Evidence: the window, the
-// partition, the rate and the requests it is divided by.
+// up to 3.4/s, a fixed 50 ms resend 7.3–9.3/s over an outage of 0.7 s: the bound is 5). And
+// resends settle: from `settleMs` after the final heal to the deadline the counter may grow by
+// at most `maxAfterSettle`. Evidence: the window, the partition, the rate and the requests it
+// is divided by.
 //
 //   resends_total{partition}(t) ─┐ increase over [t, t+window] / window ─┐
 //   resending_requests{partition}(at t)                                    ├─▶ rate per resending request
