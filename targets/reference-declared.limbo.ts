@@ -90,6 +90,8 @@ export default defineTarget({
       'limbo_ingress_request_duration_seconds',
       'limbo_ingress_rpc_attempts_total',
       'limbo_ingress_resends_total',
+      'limbo_ingress_resending_requests',
+      'limbo_ingress_resent_requests_total',
       'limbo_processor_is_leader',
       'limbo_processor_leader_epoch',
       'limbo_processor_leadership_changes_total',

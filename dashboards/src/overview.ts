@@ -120,6 +120,20 @@ export function overviewDashboard(): Dashboard {
     )
     .withPanel(
       timeSeriesPanel({
+        title: 'Resends per resending request',
+        description:
+          'Per partition: resends per second divided by the requests resending to it (those resending plus those that began) — what resendRateBounded bounds. A backoff keeps it near 3/s; a storm is 20/s.',
+        unit: 'ops',
+        queries: [
+          {
+            expr: `sum by (partition) (rate(${m.ingressResendsTotal}${sel()}[${rateWindow}])) / clamp_min(sum by (partition) (${m.ingressResendingRequests}${sel()}) + sum by (partition) (increase(${m.ingressResentRequestsTotal}${sel()}[${rateWindow}])), 1)`,
+            legend: 'partition {{partition}}',
+          },
+        ],
+      }),
+    )
+    .withPanel(
+      timeSeriesPanel({
         title: 'RPC attempts by result',
         description: 'Every attempt from an ingress to a processor, by RPC and result.',
         unit: 'ops',
