@@ -99,5 +99,6 @@ export function inProcessTracing(service: string, receiver: StartedOtlpReceiver)
     enabled: true,
     ledgerDropped: () => 0,
     shutdown: () => boundedShutdown(provider.shutdown(), 3000, silentLogger),
+    forceFlush: () => provider.forceFlush(),
   };
 }

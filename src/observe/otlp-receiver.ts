@@ -51,6 +51,13 @@ export interface StartedOtlpReceiver extends AsyncDisposable {
    */
   ingest(spans: SpanRecord[]): void;
   addOpenSpans(service: string, open: () => LedgerStart[]): void;
+  /**
+   * Asks every process that sent spans to export all it holds now, over its ledger stream,
+   * and waits (at most `timeoutMs`) for each one's answer. True when every one answered: every
+   * span they ended before the call is here. False at once when one of them has no ledger
+   * stream to ask (it sends plain OTLP only, or is not running), else at the bound.
+   */
+  flushLedgers(timeoutMs: number): Promise<boolean>;
   stop(): Promise<void>;
 }
 
@@ -84,6 +91,13 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
   let ledgerEnds = 0;
   let ledgerStarts = 0;
   const openSources: { service: string; open: () => LedgerStart[] }[] = [];
+  // Who sends spans over OTLP and who keeps a ledger stream open (to ask for a flush on it).
+  const otlpServices = new Set<string>();
+  const ledgerServices = new Set<string>();
+  const streams = new Map<string, Set<http.ServerResponse>>();
+  const flushedUpTo = new Map<string, number>();
+  const onFlushed = new Set<() => void>();
+  let flushSeq = 0;
   const ingest = (batch: SpanRecord[]): void => {
     const room = Math.max(0, maxSpans - spans.length);
     spans.push(...batch.slice(0, room));
@@ -95,9 +109,12 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
     }
     options.onSpans?.(batch);
   };
-  const onTraces = (body: Buffer, json: boolean): void =>
-    ingest(json ? decodeJson(body) : decodeProtobuf(body));
-  const onLedger = (body: Buffer | string): void => {
+  const onTraces = (body: Buffer, json: boolean): void => {
+    const batch = json ? decodeJson(body) : decodeProtobuf(body);
+    for (const s of batch) otlpServices.add(s.service);
+    ingest(batch);
+  };
+  const onLedger = (body: Buffer | string): LedgerBatch => {
     const batch = decodeLedger(body);
     for (const start of batch.starts) {
       if (ledger.size >= maxLedger) break;
@@ -112,6 +129,11 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
         ledgerEnds++;
       }
     }
+    if (batch.flushed !== undefined && batch.flushed > (flushedUpTo.get(batch.service) ?? 0)) {
+      flushedUpTo.set(batch.service, batch.flushed);
+      for (const f of onFlushed) f();
+    }
+    return batch;
   };
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
@@ -160,17 +182,33 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
   const ledgerStream = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     let pending = '';
     let failed = false;
+    let service: string | undefined;
+    const forget = (): void => {
+      if (service !== undefined) streams.get(service)?.delete(res);
+    };
+    req.on('close', forget);
     const fail = (message: string): void => {
       failed = true;
       rejected++;
-      res
-        .writeHead(400, { 'content-type': 'text/plain', connection: 'close' })
-        .end(`bad ledger payload: ${message}`);
+      forget();
+      // Once a flush request went out the status is sent; the message still says why.
+      if (res.headersSent) res.end(`bad ledger payload: ${message}`);
+      else
+        res
+          .writeHead(400, { 'content-type': 'text/plain', connection: 'close' })
+          .end(`bad ledger payload: ${message}`);
     };
     const apply = (line: string): void => {
       if (line.trim() === '') return;
       try {
-        onLedger(line);
+        const batch = onLedger(line);
+        if (service === undefined) {
+          service = batch.service;
+          ledgerServices.add(service);
+          let set = streams.get(service);
+          if (set === undefined) streams.set(service, (set = new Set()));
+          set.add(res);
+        }
       } catch (err) {
         fail((err as Error).message);
       }
@@ -187,7 +225,34 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
     });
     req.on('end', () => {
       if (!failed) apply(pending);
-      if (!failed) res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      forget();
+      if (failed) return;
+      if (res.headersSent) res.end();
+      else res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  };
+  const flushLedgers = (timeoutMs: number): Promise<boolean> => {
+    const sources = new Set([...otlpServices, ...ledgerServices]);
+    if (sources.size === 0) return Promise.resolve(false);
+    for (const service of sources) if ((streams.get(service)?.size ?? 0) === 0) return Promise.resolve(false);
+    const k = ++flushSeq;
+    const request = JSON.stringify({ flush: k }) + '\n';
+    for (const service of sources)
+      for (const res of streams.get(service) ?? []) {
+        if (!res.headersSent) res.writeHead(200, { 'content-type': LEDGER_STREAM_TYPE });
+        res.write(request);
+      }
+    return new Promise<boolean>((resolve) => {
+      const done = (all: boolean): void => {
+        clearTimeout(timer);
+        onFlushed.delete(check);
+        resolve(all);
+      };
+      const check = (): void => {
+        if ([...sources].every((s) => (flushedUpTo.get(s) ?? 0) >= k)) done(true);
+      };
+      const timer = setTimeout(() => done(false), timeoutMs);
+      onFlushed.add(check);
     });
   };
   await new Promise<void>((resolve) =>
@@ -215,6 +280,7 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
     addOpenSpans(service, open) {
       openSources.push({ service, open });
     },
+    flushLedgers,
     unexportedSpans() {
       const out: LedgerSpanRecord[] = [];
       for (const src of openSources)
@@ -377,5 +443,10 @@ export function decodeLedger(body: Buffer | string): LedgerBatch {
       },
     };
   });
-  return { service: b.service, starts, ends };
+  return {
+    service: b.service,
+    starts,
+    ends,
+    ...(typeof b.flushed === 'number' && Number.isInteger(b.flushed) ? { flushed: b.flushed } : {}),
+  };
 }

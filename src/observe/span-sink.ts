@@ -125,8 +125,15 @@ export async function startSpanSink(options: SpanSinkOptions): Promise<StartedSp
       async collect(run) {
         collected = run;
         if (receiver === undefined) return;
-        // Spans ended just now are still in the services' export queues: wait for them (bounded).
-        await new Promise((r) => setTimeout(r, settleMs));
+        // Spans ended just now are still in the export queues: the runner's own are flushed,
+        // each service is asked to flush over its ledger stream, and only when one cannot be
+        // asked or does not answer is the rest of the batch delay waited out (bounded).
+        const t0 = performance.now();
+        await Promise.all([tracing.forceFlush?.(), client.forceFlush?.()]);
+        if (!(await receiver.flushLedgers(settleMs))) {
+          const rest = settleMs - (performance.now() - t0);
+          if (rest > 0) await new Promise((r) => setTimeout(r, rest));
+        }
         run.spans = runSpans(receiver.spans, receiver.unexportedSpans(), run);
         run.spansDropped = receiver.dropped;
       },

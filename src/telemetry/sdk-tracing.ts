@@ -44,16 +44,14 @@ export function startSdkTracing(
   logTelemetryErrors(logger);
   const name =
     env.OTEL_SERVICE_NAME !== undefined && env.OTEL_SERVICE_NAME !== '' ? env.OTEL_SERVICE_NAME : serviceName;
-  const ledger = ledgerFor(name, logger, env);
-  const processors: SpanProcessor[] = [
-    // OTEL_BSP_* tune it; without them the same batching as createTracing's.
-    new BatchSpanProcessor(exporterFromEnv(env), {
-      scheduledDelayMillis: Number(env.OTEL_BSP_SCHEDULE_DELAY ?? 500),
-      maxQueueSize: Number(env.OTEL_BSP_MAX_QUEUE_SIZE ?? 20_000),
-      maxExportBatchSize: Number(env.OTEL_BSP_MAX_EXPORT_BATCH_SIZE ?? 512),
-    }),
-    ...(ledger !== undefined ? [ledger] : []),
-  ];
+  // OTEL_BSP_* tune it; without them the same batching as createTracing's.
+  const batch = new BatchSpanProcessor(exporterFromEnv(env), {
+    scheduledDelayMillis: Number(env.OTEL_BSP_SCHEDULE_DELAY ?? 500),
+    maxQueueSize: Number(env.OTEL_BSP_MAX_QUEUE_SIZE ?? 20_000),
+    maxExportBatchSize: Number(env.OTEL_BSP_MAX_EXPORT_BATCH_SIZE ?? 512),
+  });
+  const ledger = ledgerFor(name, logger, env, () => batch.forceFlush());
+  const processors: SpanProcessor[] = [batch, ...(ledger !== undefined ? [ledger] : [])];
   const sdk = new NodeSDK({
     // OTEL_SERVICE_NAME wins through the env detector; the option only fills in when it is unset.
     ...(name === serviceName ? { serviceName } : {}),
@@ -68,6 +66,7 @@ export function startSdkTracing(
     enabled: true,
     ledgerDropped: () => ledger?.dropped ?? 0,
     shutdown: () => boundedShutdown(sdk.shutdown(), 3000, logger),
+    forceFlush: () => Promise.all(processors.map((p) => p.forceFlush())).then(() => undefined),
   };
 }
 

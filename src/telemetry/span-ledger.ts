@@ -11,7 +11,14 @@
 //   span end   ─▶ pending? drop (OTLP has it) : {ends} ───┴▶ one line of POST /v1/ledger
 //
 // The posts are one streamed request (NDJSON, a batch per line, renewed every 30 s), not a
-// request per tick: a tick costs a write, not an HTTP exchange on both sides.
+// request per tick: a tick costs a write, not an HTTP exchange on both sides. The stream is
+// open from the start (a first, empty batch names the service), and the receiver can answer
+// on it: a line {"flush": k} asks the process to export every span it holds (`flushAll`, the
+// provider's processors), and the ledger answers with a batch carrying `flushed: k` once the
+// export is done, so the run collects its spans as soon as each service has answered instead
+// of waiting out the batch delay.
+//
+//   receiver ──{"flush":k}──▶ flushAll() (batch span processor exports) ──{…,"flushed":k}──▶ receiver
 // Bounded: at most `maxPending` spans wait for a tick and `maxPosted` posted spans are
 // remembered, and at most 1 MiB waits to be written; over that, spans are counted as dropped.
 // Posting never throws or blocks a span.
@@ -25,6 +32,8 @@ export interface LedgerBatch {
   service: string;
   starts: LedgerStart[];
   ends: LedgerEnd[];
+  /** The answer to the receiver's flush request k: every span ended before it was exported. */
+  flushed?: number;
 }
 
 export interface LedgerStart {
@@ -51,6 +60,8 @@ export interface SpanLedgerOptions {
   intervalMs?: number;
   maxPending?: number;
   maxPosted?: number;
+  /** Exports every span the process holds (its processors' forceFlush); without it flush requests go unanswered. */
+  flushAll?: () => Promise<void>;
   onError?: (err: unknown) => void;
 }
 
@@ -60,6 +71,8 @@ export const LEDGER_STREAM_TYPE = 'application/x-ndjson';
 /** A stream is ended and a new one opened this often (no request lives for ever). */
 const STREAM_RENEW_MS = 30_000;
 const MAX_UNWRITTEN_BYTES = 1024 * 1024;
+/** Bound on one answer to a flush request (an export that hangs must not hold it for ever). */
+const FLUSH_ANSWER_BOUND_MS = 2000;
 
 /**
  * The tick. A process killed less than one tick after a span started takes that span with it
@@ -76,11 +89,39 @@ export class LedgerSpanProcessor implements SpanProcessor {
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
   private stream: { req: http.ClientRequest; openedAt: number; answered: Promise<void> } | undefined;
   private closed = false;
+  private helloAt = -Infinity;
   /** Spans the ledger could not keep (bounds) or post (errors): for the bench and tests. */
   dropped = 0;
 
   constructor(private readonly o: SpanLedgerOptions) {
     this.timer = setInterval(() => void this.flush(), o.intervalMs ?? DEFAULT_LEDGER_INTERVAL_MS).unref();
+    this.hello();
+  }
+
+  /** Opens the stream with an empty batch when none is open: the receiver can reach the service. */
+  private hello(): void {
+    if (this.closed || this.o.flushAll === undefined || this.stream !== undefined) return;
+    // At most one a second: a receiver that is gone is not dialled every tick.
+    const now = Date.now();
+    if (now - this.helloAt < 1000) return;
+    this.helloAt = now;
+    void this.write(
+      JSON.stringify({ service: this.o.service, starts: [], ends: [] } satisfies LedgerBatch) + '\n',
+    );
+  }
+
+  /** Answers the receiver's flush request k once everything this process holds is exported. */
+  private async answerFlush(k: number): Promise<void> {
+    const flushAll = this.o.flushAll;
+    if (flushAll === undefined || this.closed) return;
+    const bound = new Promise<void>((resolve) => setTimeout(resolve, FLUSH_ANSWER_BOUND_MS).unref());
+    await Promise.race([flushAll().catch((err: unknown) => this.o.onError?.(err)), bound]);
+    await this.flush();
+    if (this.closed) return;
+    await this.write(
+      JSON.stringify({ service: this.o.service, starts: [], ends: [], flushed: k } satisfies LedgerBatch) +
+        '\n',
+    );
   }
 
   onStart(span: Span, _parentContext: Context): void {
@@ -119,17 +160,25 @@ export class LedgerSpanProcessor implements SpanProcessor {
     this.pending.clear();
     const ends = this.ends;
     this.ends = [];
-    if (starts.length === 0 && ends.length === 0) return Promise.resolve();
+    if (starts.length === 0 && ends.length === 0) {
+      this.hello();
+      return Promise.resolve();
+    }
     const line = JSON.stringify({ service: this.o.service, starts, ends } satisfies LedgerBatch) + '\n';
+    return this.write(line, starts.length);
+  }
+
+  /** One line on the stream; `starts` spans count as dropped when it cannot be written. */
+  private write(line: string, starts = 0): Promise<void> {
     const req = this.openStream();
     if (req.writableLength > MAX_UNWRITTEN_BYTES) {
-      this.dropped += starts.length;
+      this.dropped += starts;
       return Promise.resolve();
     }
     return new Promise<void>((resolve) =>
       req.write(line, (err) => {
         if (err) {
-          this.dropped += starts.length;
+          this.dropped += starts;
           this.o.onError?.(err);
         }
         resolve();
@@ -171,7 +220,19 @@ export class LedgerSpanProcessor implements SpanProcessor {
     const answered = new Promise<void>((resolve) => {
       req.on('response', (res) => {
         if ((res.statusCode ?? 0) >= 300) this.o.onError?.(new Error(`ledger HTTP ${res.statusCode}`));
-        res.resume();
+        // The receiver's requests, a JSON object per line: {"flush": k}.
+        let unread = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          unread += chunk;
+          for (let i = unread.indexOf('\n'); i >= 0; i = unread.indexOf('\n')) {
+            const line = unread.slice(0, i);
+            unread = unread.slice(i + 1);
+            const k = flushRequestOf(line);
+            if (k !== undefined) void this.answerFlush(k);
+          }
+          if (unread.length > 4096) unread = '';
+        });
         res.on('end', resolve);
         res.on('error', () => resolve());
       });
@@ -199,6 +260,20 @@ export class LedgerSpanProcessor implements SpanProcessor {
     await Promise.race([s.answered, timeout]);
     s.req.destroy();
   }
+}
+
+/** The k of a receiver's line {"flush": k}, or undefined for any other line. */
+function flushRequestOf(line: string): number | undefined {
+  try {
+    const v = JSON.parse(line) as unknown;
+    if (typeof v === 'object' && v !== null) {
+      const k = (v as { flush?: unknown }).flush;
+      if (typeof k === 'number' && Number.isInteger(k)) return k;
+    }
+  } catch {
+    // not a flush request
+  }
+  return undefined;
 }
 
 /** What the ledger records of a span at its start. */

@@ -39,6 +39,8 @@ export interface Tracing {
   ledgerDropped(): number;
   /** Flushes what is buffered and stops exporting (bounded). */
   shutdown(): Promise<void>;
+  /** Exports what is buffered now and goes on (absent: nothing to flush). */
+  forceFlush?(): Promise<void>;
 }
 
 const propagator = new W3CTraceContextPropagator();
@@ -80,6 +82,7 @@ export function ledgerFor(
   serviceName: string,
   logger: Logger,
   env: NodeJS.ProcessEnv,
+  flushAll?: () => Promise<void>,
 ): LedgerSpanProcessor | undefined {
   const url = env[SPAN_LEDGER_ENV];
   if (url === undefined || url === '') return undefined;
@@ -88,6 +91,7 @@ export function ledgerFor(
     url,
     service: serviceName,
     ...(Number.isFinite(intervalMs) && intervalMs >= 5 ? { intervalMs } : {}),
+    ...(flushAll !== undefined ? { flushAll } : {}),
     onError: (err) => logger.debug('span ledger post failed (ignored)', { error: err }),
   });
 }
@@ -122,23 +126,22 @@ export function createTracing(
       : `${endpoint.replace(/\/+$/, '')}/v1/traces`;
   const exporter: SpanExporter =
     protocol === 'http/json' ? new OTLPJsonExporter({ url }) : new OTLPProtoExporter({ url });
-  const ledger = ledgerFor(serviceName, logger, env);
+  const batch = new BatchSpanProcessor(exporter, {
+    scheduledDelayMillis: 500,
+    maxQueueSize: 20_000,
+    maxExportBatchSize: 512,
+  });
+  const ledger = ledgerFor(serviceName, logger, env, () => batch.forceFlush());
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ 'service.name': serviceName }),
-    spanProcessors: [
-      new BatchSpanProcessor(exporter, {
-        scheduledDelayMillis: 500,
-        maxQueueSize: 20_000,
-        maxExportBatchSize: 512,
-      }),
-      ...(ledger !== undefined ? [ledger] : []),
-    ],
+    spanProcessors: [batch, ...(ledger !== undefined ? [ledger] : [])],
   });
   return {
     tracer: provider.getTracer('limbo'),
     enabled: true,
     ledgerDropped: () => ledger?.dropped ?? 0,
     shutdown: () => boundedShutdown(provider.shutdown(), 3000, logger),
+    forceFlush: () => provider.forceFlush(),
   };
 }
 

@@ -8,12 +8,13 @@ import { once } from 'node:events';
 import { startOtlpReceiver } from '../../src/observe/otlp-receiver.js';
 import { createTracing, SPAN_LEDGER_ENV } from '../../src/telemetry/tracing.js';
 import { silentLogger } from '../../src/telemetry/logger.js';
-import { SPAN_LEDGER_PATH } from '../../src/telemetry/span-ledger.js';
+import { LedgerSpanProcessor, SPAN_LEDGER_PATH } from '../../src/telemetry/span-ledger.js';
 import { runSpans } from '../../src/observe/run-spans.js';
 import type { RunData } from '../../src/run-data/run-data.js';
 import { renderWaterfall } from '../../src/report/waterfall.js';
 import { renderHtmlWaterfall } from '../../src/report/html-waterfall.js';
 
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const child = fileURLToPath(new URL('./ledger-child.js', import.meta.url));
 
 test('a killed process: its open span is known from the ledger, marked killed; ended spans arrive over OTLP', async (t) => {
@@ -122,6 +123,65 @@ test('a span that ends within one ledger tick is never posted; one open at a tic
   assert.equal(receiver.ledger.ends, 1);
   assert.equal(receiver.spans.length, 51, 'every span still went out over OTLP');
   assert.deepEqual(receiver.unexportedSpans(), []);
+});
+
+test('a flush request over the ledger stream brings every ended span in before the batch delay', async () => {
+  await using receiver = await startOtlpReceiver();
+  const env = {
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    [SPAN_LEDGER_ENV]: `${receiver.url}${SPAN_LEDGER_PATH}`,
+  };
+  // Two services, each with its batch span processor's 500 ms delay.
+  const a = createTracing('svc-a', silentLogger, env);
+  const b = createTracing('svc-b', silentLogger, env);
+  try {
+    // Their ledger streams open at the start (an empty batch each), before any span.
+    const t0 = Date.now();
+    while (Date.now() - t0 < 5000 && !(await receiver.flushLedgers(2000))) await sleep(20);
+    for (let i = 0; i < 20; i++) {
+      a.tracer.startSpan(`a ${i}`).end();
+      b.tracer.startSpan(`b ${i}`).end();
+    }
+    const asked = performance.now();
+    assert.equal(await receiver.flushLedgers(3000), true, 'both services answered');
+    const took = performance.now() - asked;
+    assert.equal(receiver.spans.length, 40, 'every ended span is in');
+    assert.ok(took < 450, `answered in ${Math.round(took)} ms, before the 500 ms batch delay`);
+  } finally {
+    await Promise.all([a.shutdown(), b.shutdown()]);
+  }
+  // Once a span source has no ledger stream to ask (it stopped), the answer is no at once.
+  const asked = performance.now();
+  assert.equal(await receiver.flushLedgers(3000), false);
+  assert.ok(performance.now() - asked < 1000);
+});
+
+test('a flush cannot be asked of a plain OTLP source, nor answered by a ledger without a flush', async () => {
+  await using receiver = await startOtlpReceiver();
+  // A service exporting OTLP without a ledger: it cannot be asked, so no fast answer.
+  const plain = createTracing('plain', silentLogger, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+  plain.tracer.startSpan('p').end();
+  await plain.shutdown();
+  assert.equal(receiver.spans.length, 1);
+  assert.equal(await receiver.flushLedgers(2000), false);
+  // A ledger that cannot flush (no flushAll) never answers: the wait ends at its bound.
+  await using r2 = await startOtlpReceiver();
+  const ledger = new LedgerSpanProcessor({ url: `${r2.url}${SPAN_LEDGER_PATH}`, service: 'old' });
+  try {
+    const tracing = createTracing('old', silentLogger, { OTEL_EXPORTER_OTLP_ENDPOINT: r2.url });
+    const span = tracing.tracer.startSpan('open');
+    ledger.onStart(span as never, undefined as never);
+    await ledger.flush();
+    for (let i = 0; i < 100 && r2.ledger.starts === 0; i++) await sleep(20);
+    assert.equal(r2.ledger.starts, 1, 'the receiver has the old ledger stream');
+    const asked = performance.now();
+    assert.equal(await r2.flushLedgers(300), false);
+    assert.ok(performance.now() - asked >= 290);
+    span.end();
+    await tracing.shutdown();
+  } finally {
+    await ledger.shutdown();
+  }
 });
 
 test('why a span never ended: the first kill, pause or restart of its service not healed when it started', () => {
