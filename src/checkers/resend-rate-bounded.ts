@@ -14,14 +14,15 @@
 //
 // The requests resending at the window's start plus those that began resending in it are
 // every request that can have resent in it, however briefly each one did (no sample can miss
-// one), and counting per partition keeps the requests of healthy partitions out of it. A
+// one), and counting per partition keeps the requests of healthy partitions out of it; a
+// window with one resending request is divided by two (one request's churn is no storm). A
 // system without those two series is divided by all its pending requests (the maximum of
 // limbo_ingress_pending_requests over the window): a weaker bound, as healthy partitions'
 // requests dilute a storm on one.
 import { metricNames } from '../protocol/names.js';
 import { finalHealMs, runEndMs, type RunData, type SeriesSample } from '../run-data/run-data.js';
 import { result, type Checker, type CheckResult } from './checker.js';
-import { counterIncrease, groupSeries } from './series-math.js';
+import { counterIncrease, groupSeries, restartsOf } from './series-math.js';
 
 export interface ResendRateBoundedOptions {
   maxPerPendingPerSec?: number;
@@ -49,10 +50,14 @@ export function resendRateBounded(options: ResendRateBoundedOptions = {}): Check
       const resent = byPartition(groupSeries(run.series, [metricNames.ingressResentRequestsTotal]));
       const pending = groupSeries(run.series, [metricNames.ingressPendingRequests]);
       const perRequest = resending.size > 0 && resent.size > 0;
+      // A restarted ingress's counters count again from zero (even where not below the old).
+      const restarts = restartsOf(run.series);
+      const increase = (g: readonly SeriesSample[], from: number, to: number): number =>
+        counterIncrease(g, from, to, restarts.get(g[0]?.service ?? '')) ?? 0;
       const end = runEndMs(run);
       let worst = { partition: '', rate: 0, perPending: 0, pending: 0, fromMs: 0, toMs: 0, resends: 0 };
       let total = 0;
-      for (const g of resends.values()) total += counterIncrease(g, -1, end) ?? 0;
+      for (const g of resends.values()) total += increase(g, -1, end);
       for (const [partition, groups] of byPartition(resends)) {
         const times = [...new Set([...groups.values()].flatMap((g) => g.map((s) => s.tMs)))].sort(
           (a, b) => a - b,
@@ -61,14 +66,14 @@ export function resendRateBounded(options: ResendRateBoundedOptions = {}): Check
           const to = t + windowMs;
           if (to > end + windowMs) break;
           let inc = 0;
-          for (const g of groups.values()) inc += counterIncrease(g, t, to) ?? 0;
+          for (const g of groups.values()) inc += increase(g, t, to);
           if (inc === 0) continue;
-          const p = Math.max(
-            1,
-            perRequest
-              ? resendingIn(resending.get(partition), resent.get(partition), t, to)
-              : maxPending(pending, t, to),
-          );
+          // One resending request is judged as two: one request's churn (each table change
+          // wakes it, each new epoch restarts its backoff) is no storm; one storming request
+          // still shows at half its rate (10/s).
+          const p = perRequest
+            ? Math.max(2, resendingIn(resending.get(partition), resent.get(partition), t, to, increase))
+            : Math.max(1, maxPending(pending, t, to));
           const rate = inc / (windowMs / 1000);
           if (rate / p > worst.perPending)
             worst = { partition, rate, perPending: rate / p, pending: p, fromMs: t, toMs: to, resends: inc };
@@ -77,8 +82,7 @@ export function resendRateBounded(options: ResendRateBoundedOptions = {}): Check
       const heal = finalHealMs(run) ?? 0;
       let afterSettle = 0;
       const settleFrom = heal + settleMs;
-      if (settleFrom < end)
-        for (const g of resends.values()) afterSettle += counterIncrease(g, settleFrom, end) ?? 0;
+      if (settleFrom < end) for (const g of resends.values()) afterSettle += increase(g, settleFrom, end);
       const per = perRequest ? 'resending' : 'pending';
       const details = {
         maxPerPendingPerSec: maxRate,
@@ -133,6 +137,7 @@ function resendingIn(
   counters: Groups | undefined,
   fromMs: number,
   toMs: number,
+  increase: (g: readonly SeriesSample[], from: number, to: number) => number,
 ): number {
   let sum = 0;
   for (const g of gauges?.values() ?? []) {
@@ -143,7 +148,7 @@ function resendingIn(
     }
     sum += at;
   }
-  for (const g of counters?.values() ?? []) sum += counterIncrease(g, fromMs, toMs) ?? 0;
+  for (const g of counters?.values() ?? []) sum += increase(g, fromMs, toMs);
   return sum;
 }
 

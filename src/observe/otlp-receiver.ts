@@ -191,9 +191,12 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
       failed = true;
       rejected++;
       forget();
-      // Once a flush request went out the status is sent; the message still says why.
-      if (res.headersSent) res.end(`bad ledger payload: ${message}`);
-      else
+      // Once a flush request went out the status is sent: the message says why and the
+      // connection closes, so the client sees its stream end.
+      if (res.headersSent) {
+        res.end(`bad ledger payload: ${message}`);
+        req.socket.destroySoon();
+      } else
         res
           .writeHead(400, { 'content-type': 'text/plain', connection: 'close' })
           .end(`bad ledger payload: ${message}`);

@@ -45,12 +45,14 @@ export function startSdkTracing(
   const name =
     env.OTEL_SERVICE_NAME !== undefined && env.OTEL_SERVICE_NAME !== '' ? env.OTEL_SERVICE_NAME : serviceName;
   // OTEL_BSP_* tune it; without them the same batching as createTracing's.
-  const batch = new BatchSpanProcessor(exporterFromEnv(env), {
+  const exporter = exporterFromEnv(env);
+  const batch = new BatchSpanProcessor(exporter, {
     scheduledDelayMillis: Number(env.OTEL_BSP_SCHEDULE_DELAY ?? 500),
     maxQueueSize: Number(env.OTEL_BSP_MAX_QUEUE_SIZE ?? 20_000),
     maxExportBatchSize: Number(env.OTEL_BSP_MAX_EXPORT_BATCH_SIZE ?? 512),
   });
-  const ledger = ledgerFor(name, logger, env, () => batch.forceFlush());
+  // A flush is done once the queue went out and every export in flight was answered.
+  const ledger = ledgerFor(name, logger, env, () => batch.forceFlush().then(() => exporter.forceFlush?.()));
   const processors: SpanProcessor[] = [batch, ...(ledger !== undefined ? [ledger] : [])];
   const sdk = new NodeSDK({
     // OTEL_SERVICE_NAME wins through the env detector; the option only fills in when it is unset.

@@ -114,8 +114,18 @@ export class LedgerSpanProcessor implements SpanProcessor {
   private async answerFlush(k: number): Promise<void> {
     const flushAll = this.o.flushAll;
     if (flushAll === undefined || this.closed) return;
-    const bound = new Promise<void>((resolve) => setTimeout(resolve, FLUSH_ANSWER_BOUND_MS).unref());
-    await Promise.race([flushAll().catch((err: unknown) => this.o.onError?.(err)), bound]);
+    // Answered only when the flush succeeded in time: else the receiver's wait runs out.
+    const bound = new Promise<boolean>((resolve) =>
+      setTimeout(() => resolve(false), FLUSH_ANSWER_BOUND_MS).unref(),
+    );
+    const flushed = flushAll().then(
+      () => true,
+      (err: unknown) => {
+        this.o.onError?.(err);
+        return false;
+      },
+    );
+    if (!(await Promise.race([flushed, bound])) || this.closed) return;
     await this.flush();
     if (this.closed) return;
     await this.write(
@@ -233,7 +243,11 @@ export class LedgerSpanProcessor implements SpanProcessor {
           }
           if (unread.length > 4096) unread = '';
         });
-        res.on('end', resolve);
+        res.on('end', () => {
+          // An answer ends this stream, whatever it said: free its socket for the next one.
+          req.destroy();
+          resolve();
+        });
         res.on('error', () => resolve());
       });
       req.on('error', (err) => {

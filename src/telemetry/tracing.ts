@@ -131,7 +131,11 @@ export function createTracing(
     maxQueueSize: 20_000,
     maxExportBatchSize: 512,
   });
-  const ledger = ledgerFor(serviceName, logger, env, () => batch.forceFlush());
+  // A flush is done once the queue went out and every export in flight was answered (the
+  // batch processor's own forceFlush does not wait for an export its timer already started).
+  const ledger = ledgerFor(serviceName, logger, env, () =>
+    batch.forceFlush().then(() => exporter.forceFlush?.()),
+  );
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ 'service.name': serviceName }),
     spanProcessors: [batch, ...(ledger !== undefined ? [ledger] : [])],

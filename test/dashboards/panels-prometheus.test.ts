@@ -33,6 +33,8 @@ function ingressRegistry(oldestPendingSeconds: number): Registry {
   x.duration.observe({ kind: 'call', outcome: 'ok' }, 0.02);
   x.rpcAttempts.inc({ partition: '0', rpc: 'invoke', result: 'ok' });
   x.resends.inc({ partition: '0', reason: 'not_leader' });
+  x.resending.set({ partition: '0' }, 1);
+  x.resentRequests.inc({ partition: '0' });
   return registry;
 }
 

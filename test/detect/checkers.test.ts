@@ -13,6 +13,7 @@ import { resendRateBounded } from '../../src/checkers/resend-rate-bounded.js';
 import { gracefulStops } from '../../src/checkers/graceful-stops.js';
 import { checkerFactory } from '../../src/checkers/registry.js';
 import { RunBuilder } from '../testbed/run-data-builder.js';
+import type { CheckResult } from '../../src/checkers/checker.js';
 
 const ok200 = { response: { status: 200 } };
 
@@ -261,6 +262,19 @@ test('resendRateBounded divides by the requests resending to each partition, how
     (storm.evidence.details as { dividedBy?: string }).dividedBy,
     'requests resending to the partition in the window',
   );
+  // One request: resending 20/s is a storm (judged at half, 10/s); 4/s (each table change
+  // waking it, each new epoch restarting its backoff) is churn, not a storm.
+  const one = (perSecond: number): CheckResult =>
+    resendRateBounded().check(
+      run(
+        (t) => (t >= 2000 && t < 5000 ? 1 : 0),
+        (t) => (t >= 2000 ? 1 : 0),
+        perSecond,
+      ).run,
+    );
+  assert.equal(one(20).verdict, 'fail', one(20).summary);
+  assert.match(one(20).summary, /for 2 resending requests \(10\/s each/);
+  assert.equal(one(8).verdict, 'pass', one(8).summary);
   // 40 requests each resending once between two samples (a failover's NOT_LEADER answers):
   // the gauge never shows them, the resent counter does, and 40 resends by 40 requests pass.
   const b = new RunBuilder();
