@@ -223,6 +223,21 @@ test('resendRateBounded: backoff passes, a fixed 50 ms storm and resends that ne
   assert.equal(resendRateBounded().check(new RunBuilder().run).verdict, 'inconclusive');
 });
 
+/** One ingress-1 series on the check's grid, its value at each time from `at`. */
+function series(
+  b: RunBuilder,
+  name: string,
+  labels: Record<string, string>,
+  at: (t: number) => number,
+): void {
+  b.sample(
+    'ingress-1',
+    name,
+    labels,
+    grid().map((t) => [t, at(t)]),
+  );
+}
+
 test('resendRateBounded divides by the requests resending to each partition, however briefly they resent', () => {
   // Partition 0 loses its leader: 4 requests resend 50 ms apart (80/s) while 16 requests of
   // healthy partitions are pending too. Divided by all 20 pending the storm hides (4/s each).
@@ -232,24 +247,9 @@ test('resendRateBounded divides by the requests resending to each partition, how
     perSecond = 80,
   ): RunBuilder => {
     const b = resendRun(perSecond, 20);
-    b.sample(
-      'ingress-1',
-      'limbo_ingress_resending_requests',
-      { partition: '0' },
-      grid().map((t) => [t, resending(t)]),
-    );
-    b.sample(
-      'ingress-1',
-      'limbo_ingress_resending_requests',
-      { partition: '1' },
-      grid().map((t) => [t, 0]),
-    );
-    b.sample(
-      'ingress-1',
-      'limbo_ingress_resent_requests_total',
-      { partition: '0' },
-      grid().map((t) => [t, resent(t)]),
-    );
+    series(b, 'limbo_ingress_resending_requests', { partition: '0' }, resending);
+    series(b, 'limbo_ingress_resending_requests', { partition: '1' }, () => 0);
+    series(b, 'limbo_ingress_resent_requests_total', { partition: '0' }, resent);
     return b;
   };
   const inOutage = (t: number): number => (t >= 2000 && t < 5000 ? 4 : 0);
@@ -281,24 +281,9 @@ test('resendRateBounded divides by the requests resending to each partition, how
   b.run.phases.healedAtMs = 6000;
   b.run.phases.deadlineMs = 14_000;
   const step = (t: number): number => (t >= 2100 ? 40 : 0);
-  b.sample(
-    'ingress-1',
-    'limbo_ingress_resends_total',
-    { partition: '0', reason: 'not_leader' },
-    grid().map((t) => [t, step(t)]),
-  );
-  b.sample(
-    'ingress-1',
-    'limbo_ingress_resending_requests',
-    { partition: '0' },
-    grid().map((t) => [t, 0]),
-  );
-  b.sample(
-    'ingress-1',
-    'limbo_ingress_resent_requests_total',
-    { partition: '0' },
-    grid().map((t) => [t, step(t)]),
-  );
+  series(b, 'limbo_ingress_resends_total', { partition: '0', reason: 'not_leader' }, step);
+  series(b, 'limbo_ingress_resending_requests', { partition: '0' }, () => 0);
+  series(b, 'limbo_ingress_resent_requests_total', { partition: '0' }, step);
   const once = resendRateBounded().check(b.run);
   assert.equal(once.verdict, 'pass', once.summary);
   assert.match(once.summary, /40 resends, at most 0\.5\/s per resending request/);
