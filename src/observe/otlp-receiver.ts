@@ -91,9 +91,9 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
   let ledgerEnds = 0;
   let ledgerStarts = 0;
   const openSources: { service: string; open: () => LedgerStart[] }[] = [];
-  // Who sends spans over OTLP and who keeps a ledger stream open (to ask for a flush on it).
+  // Who sends spans over OTLP, and each ledger service's open streams (to ask for a flush on;
+  // a service stays a key once it had one, so a stopped one is still a source).
   const otlpServices = new Set<string>();
-  const ledgerServices = new Set<string>();
   const streams = new Map<string, Set<http.ServerResponse>>();
   const flushedUpTo = new Map<string, number>();
   const onFlushed = new Set<() => void>();
@@ -207,7 +207,6 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
         const batch = onLedger(line);
         if (service === undefined) {
           service = batch.service;
-          ledgerServices.add(service);
           let set = streams.get(service);
           if (set === undefined) streams.set(service, (set = new Set()));
           set.add(res);
@@ -235,7 +234,7 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
     });
   };
   const flushLedgers = (timeoutMs: number): Promise<boolean> => {
-    const sources = new Set([...otlpServices, ...ledgerServices]);
+    const sources = new Set([...otlpServices, ...streams.keys()]);
     if (sources.size === 0) return Promise.resolve(false);
     for (const service of sources) if ((streams.get(service)?.size ?? 0) === 0) return Promise.resolve(false);
     const k = ++flushSeq;

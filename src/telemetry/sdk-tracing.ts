@@ -17,6 +17,7 @@ import { OTLPTraceExporter as OTLPGrpcExporter } from '@opentelemetry/exporter-t
 import type { Logger } from './logger.js';
 import {
   boundedShutdown,
+  exportsDone,
   ledgerFor,
   logTelemetryErrors,
   noTracing,
@@ -51,8 +52,7 @@ export function startSdkTracing(
     maxQueueSize: Number(env.OTEL_BSP_MAX_QUEUE_SIZE ?? 20_000),
     maxExportBatchSize: Number(env.OTEL_BSP_MAX_EXPORT_BATCH_SIZE ?? 512),
   });
-  // A flush is done once the queue went out and every export in flight was answered.
-  const ledger = ledgerFor(name, logger, env, () => batch.forceFlush().then(() => exporter.forceFlush?.()));
+  const ledger = ledgerFor(name, logger, env, exportsDone(batch, exporter));
   const processors: SpanProcessor[] = [batch, ...(ledger !== undefined ? [ledger] : [])];
   const sdk = new NodeSDK({
     // OTEL_SERVICE_NAME wins through the env detector; the option only fills in when it is unset.

@@ -18,7 +18,8 @@
 // export is done, so the run collects its spans as soon as each service has answered instead
 // of waiting out the batch delay.
 //
-//   receiver ──{"flush":k}──▶ flushAll() (batch span processor exports) ──{…,"flushed":k}──▶ receiver
+//   receiver ──{"flush":k}──▶ flushAll() (queue exported, exports answered) ──{…,"flushed":k}──▶ receiver
+//
 // Bounded: at most `maxPending` spans wait for a tick and `maxPosted` posted spans are
 // remembered, and at most 1 MiB waits to be written; over that, spans are counted as dropped.
 // Posting never throws or blocks a span.
@@ -105,9 +106,7 @@ export class LedgerSpanProcessor implements SpanProcessor {
     const now = Date.now();
     if (now - this.helloAt < 1000) return;
     this.helloAt = now;
-    void this.write(
-      JSON.stringify({ service: this.o.service, starts: [], ends: [] } satisfies LedgerBatch) + '\n',
-    );
+    void this.write(this.line([], []));
   }
 
   /** Answers the receiver's flush request k once everything this process holds is exported. */
@@ -115,9 +114,10 @@ export class LedgerSpanProcessor implements SpanProcessor {
     const flushAll = this.o.flushAll;
     if (flushAll === undefined || this.closed) return;
     // Answered only when the flush succeeded in time: else the receiver's wait runs out.
-    const bound = new Promise<boolean>((resolve) =>
-      setTimeout(() => resolve(false), FLUSH_ANSWER_BOUND_MS).unref(),
-    );
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), FLUSH_ANSWER_BOUND_MS).unref();
+    });
     const flushed = flushAll().then(
       () => true,
       (err: unknown) => {
@@ -125,13 +125,23 @@ export class LedgerSpanProcessor implements SpanProcessor {
         return false;
       },
     );
-    if (!(await Promise.race([flushed, bound])) || this.closed) return;
+    const inTime = await Promise.race([flushed, bound]);
+    clearTimeout(timer);
+    if (!inTime || this.closed) return;
     await this.flush();
     if (this.closed) return;
-    await this.write(
-      JSON.stringify({ service: this.o.service, starts: [], ends: [], flushed: k } satisfies LedgerBatch) +
-        '\n',
-    );
+    await this.write(this.line([], [], k));
+  }
+
+  /** One batch as a line of the stream (`flushed`: the answer to flush request k). */
+  private line(starts: LedgerStart[], ends: LedgerEnd[], flushed?: number): string {
+    const batch: LedgerBatch = {
+      service: this.o.service,
+      starts,
+      ends,
+      ...(flushed !== undefined ? { flushed } : {}),
+    };
+    return JSON.stringify(batch) + '\n';
   }
 
   onStart(span: Span, _parentContext: Context): void {
@@ -174,8 +184,7 @@ export class LedgerSpanProcessor implements SpanProcessor {
       this.hello();
       return Promise.resolve();
     }
-    const line = JSON.stringify({ service: this.o.service, starts, ends } satisfies LedgerBatch) + '\n';
-    return this.write(line, starts.length);
+    return this.write(this.line(starts, ends), starts.length);
   }
 
   /** One line on the stream; `starts` spans count as dropped when it cannot be written. */

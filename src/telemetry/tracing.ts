@@ -21,7 +21,12 @@ import {
 } from '@opentelemetry/api';
 import { setGlobalErrorHandler, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  type SpanExporter,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import { OTLPTraceExporter as OTLPJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OTLPProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import type { Logger } from './logger.js';
@@ -96,6 +101,14 @@ export function ledgerFor(
   });
 }
 
+/**
+ * A flush that is done once the batch processor's queue went out and every export in flight
+ * was answered (the processor's own forceFlush does not wait for an export its timer started).
+ */
+export function exportsDone(batch: SpanProcessor, exporter: SpanExporter): () => Promise<void> {
+  return () => batch.forceFlush().then(() => exporter.forceFlush?.());
+}
+
 /** Waits for `work` at most `ms` (shutdowns must not hang a stopping service). */
 export async function boundedShutdown(work: Promise<unknown>, ms: number, logger: Logger): Promise<void> {
   const timeout = new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
@@ -131,11 +144,7 @@ export function createTracing(
     maxQueueSize: 20_000,
     maxExportBatchSize: 512,
   });
-  // A flush is done once the queue went out and every export in flight was answered (the
-  // batch processor's own forceFlush does not wait for an export its timer already started).
-  const ledger = ledgerFor(serviceName, logger, env, () =>
-    batch.forceFlush().then(() => exporter.forceFlush?.()),
-  );
+  const ledger = ledgerFor(serviceName, logger, env, exportsDone(batch, exporter));
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ 'service.name': serviceName }),
     spanProcessors: [batch, ...(ledger !== undefined ? [ledger] : [])],
