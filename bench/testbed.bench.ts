@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadSuites } from '../src/runner/load-suites.js';
-import { runSuite } from '../src/runner/run-suite.js';
+import { runSuiteOutcome } from '../src/runner/run-suite.js';
 import { createTarget } from '../src/targets/registry.js';
 import type { StartedTarget, Target } from '../src/targets/target.js';
 import { fmt, groupMemoryMiB } from './load.js';
@@ -51,15 +51,21 @@ export async function run(): Promise<void> {
   try {
     for (const { suite } of suites) {
       const t0 = performance.now();
-      const res = await runSuite(suite, { target: timed, seed: 1, outRoot: out, replay: 'bench' });
+      // As `limbo run` does: only the verdict is kept (the run's data is garbage at the next run).
+      const { verdict } = await runSuiteOutcome(suite, {
+        target: timed,
+        seed: 1,
+        outRoot: out,
+        replay: 'bench',
+      });
       const wall = performance.now() - t0;
       const floor = suite.warmupMs + suite.chaosMs;
-      for (const c of res.verdict.checks)
+      for (const c of verdict.checks)
         if (c.verdict !== 'pass') process.stdout.write(`  ${c.verdict} ${c.name}: ${c.summary}\n`);
       wallMs += wall;
       floorMs += floor;
       process.stdout.write(
-        `${suite.name.padEnd(30)} ${res.verdict.verdict.padEnd(13)} wall ${fmt(wall / 1000)} s  floor ${fmt(floor / 1000)} s  ratio ${fmt(wall / floor, 2)}  runner peak so far ${fmt(process.resourceUsage().maxRSS / 1024, 0)} MiB, now ${fmt(process.memoryUsage().rss / 1048576, 0)} MiB\n`,
+        `${suite.name.padEnd(30)} ${verdict.verdict.padEnd(13)} wall ${fmt(wall / 1000)} s  floor ${fmt(floor / 1000)} s  ratio ${fmt(wall / floor, 2)}  runner peak so far ${fmt(process.resourceUsage().maxRSS / 1024, 0)} MiB, now ${fmt(process.memoryUsage().rss / 1048576, 0)} MiB\n`,
       );
     }
   } finally {

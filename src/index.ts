@@ -106,5 +106,12 @@ export type {
 } from './run-data/run-data.js';
 
 // Running
-export { runSuite, type RunSuiteOptions, type SuiteRunResult, type Progress } from './runner/run-suite.js';
+export {
+  runSuite,
+  runSuiteOutcome,
+  type RunSuiteOptions,
+  type SuiteRunResult,
+  type SuiteRunOutcome,
+  type Progress,
+} from './runner/run-suite.js';
 export { createTarget, registerTarget, targetNames } from './targets/registry.js';

@@ -5,7 +5,7 @@ import { relative } from 'node:path';
 import { explore } from '../explore/explore.js';
 import { exploreFaultKinds, type ExploreFaultKind } from '../explore/plan.js';
 import { writeSeedFile } from '../runner/seed-file.js';
-import { runSuite } from '../runner/run-suite.js';
+import { runSuiteOutcome } from '../runner/run-suite.js';
 import { progressPrinter } from './progress.js';
 import { createCleanup } from '../runtime/cleanup.js';
 import { resolveTarget } from '../targets/registry.js';
@@ -127,7 +127,7 @@ export const exploreCommand: Command = {
         const unregister = search.add(`run ${suite.name}`, () => cleanup.runAll());
         const progress = progressPrinter(process.stderr, 5000, o.parallel > 1 ? `[slot ${slot + 1}] ` : '');
         try {
-          return await runSuite(suite, {
+          return await runSuiteOutcome(suite, {
             target,
             seed: runSeed,
             outRoot: o.out,

@@ -16,7 +16,7 @@ import { explore } from '../explore/explore.js';
 import { exploreFaultKinds } from '../explore/plan.js';
 import type { LoadedSuite } from '../runner/load-suites.js';
 import { writeSeedFile } from '../runner/seed-file.js';
-import { runSuite, type Progress, type RunSuiteOptions } from '../runner/run-suite.js';
+import { runSuiteOutcome, type Progress, type RunSuiteOptions } from '../runner/run-suite.js';
 import { skipReasonFor } from '../runner/suite.js';
 import { createCleanup } from '../runtime/cleanup.js';
 import type { RuntimeChoice } from '../runtime/service-runtime.js';
@@ -193,7 +193,7 @@ async function exploreSwitch(
       const cleanup = createCleanup();
       const uninstall = cleanup.installSignalHandlers(() => {});
       try {
-        const r = await runSuite(suite, {
+        const r = await runSuiteOutcome(suite, {
           target: createTarget(target, o.runtime),
           seed: runSeed,
           outRoot: o.outRoot,
@@ -234,7 +234,7 @@ async function runOne(
   const uninstall = cleanup.installSignalHandlers(() => {});
   const replay = `npx limbo run ${s.file} --target ${targetName} --seed ${seed}`;
   try {
-    const res = await runSuite(s.suite, {
+    const res = await runSuiteOutcome(s.suite, {
       target: createTarget(targetName, o.runtime),
       seed,
       outRoot: o.outRoot,

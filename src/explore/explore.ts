@@ -5,7 +5,7 @@
 // `limbo run seeds/` replays. Bounded by a run count and a wall-clock budget.
 //
 //   seed ─▶ run i: fork ─▶ schedule ─▶ runSuite ─▶ fail? ─▶ shrink ─▶ confirm ─▶ seeds/<name>.json
-import type { SuiteRunResult } from '../runner/run-suite.js';
+import type { SuiteRunOutcome } from '../runner/run-suite.js';
 import { defineSuite, type Suite } from '../runner/suite.js';
 import type { TargetShape, Topology } from '../targets/target.js';
 import { createRandom, type Random } from '../util/random.js';
@@ -50,7 +50,7 @@ export interface ExploreOptions {
   /** Schedules explored side by side, each on its own topology (default 1). */
   parallel?: number;
   /** Runs one suite with a seed in a slot (the CLI wires runSuite with progress and cleanup). */
-  runOne: (suite: Suite, seed: number, slot: number) => Promise<SuiteRunResult>;
+  runOne: (suite: Suite, seed: number, slot: number) => Promise<SuiteRunOutcome>;
   /** Saves a found seed file; returns its path. */
   save: (seed: SeedFile) => string;
   write: (line: string) => void;
@@ -72,7 +72,7 @@ export interface ExploreResult {
   stoppedBy: 'runs' | 'budget';
 }
 
-const failedChecks = (res: SuiteRunResult): string[] =>
+const failedChecks = (res: SuiteRunOutcome): string[] =>
   res.verdict.checks.filter((c) => c.verdict === 'fail').map((c) => c.name);
 
 export function exploreSuite(name: string, planned: readonly PlannedFault[], o: ExploreOptions): Suite {

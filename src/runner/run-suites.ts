@@ -11,7 +11,7 @@ import { bugsOfTarget } from '../targets/registry.js';
 import type { Target } from '../targets/target.js';
 import { messageOf, UsageError } from '../util/errors.js';
 import type { LoadedSuite } from './load-suites.js';
-import { runSuite, type Progress, type RunSuiteOptions, type SuiteRunResult } from './run-suite.js';
+import { runSuiteOutcome, type Progress, type RunSuiteOptions, type SuiteRunOutcome } from './run-suite.js';
 import { skipReasonFor, type Suite } from './suite.js';
 import { scheduleRequirements } from '../faults/selectors.js';
 
@@ -120,7 +120,7 @@ export interface RunSuitesHooks {
   onSuiteStart?(suite: Suite): void;
   onSkipped?(verdict: VerdictFile): void;
   onRunFailed?(verdict: VerdictFile, message: string): void;
-  onVerdict?(result: SuiteRunResult, suite: Suite): void;
+  onVerdict?(result: SuiteRunOutcome, suite: Suite): void;
   /** Ctrl-C / SIGTERM during a suite (its cleanup runs, then the process exits 130 / 143). */
   onSignal?(suite: Suite, signal: NodeJS.Signals): void;
   /** A progress sink per suite run. */
@@ -173,7 +173,7 @@ export async function runSuites(o: RunSuitesOptions): Promise<RunSuitesResult> {
     const uninstall = cleanup.installSignalHandlers((signal) => hooks.onSignal?.(suite, signal));
     const progress = hooks.progress?.();
     try {
-      const res = await runSuite(suite, {
+      const res = await runSuiteOutcome(suite, {
         ...o.runOptions,
         target: o.target,
         seed: suiteSeed,

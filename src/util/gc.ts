@@ -11,6 +11,15 @@ import { PerformanceObserver } from 'node:perf_hooks';
 
 let gc: (() => void) | null | undefined;
 
+/**
+ * Waits out one turn of the event loop. A server or socket closed just now still holds its JS
+ * object (and whatever its listeners' closures reach: a whole finished testbed) until libuv's
+ * close phase, which comes after the current turn: a collection started at once keeps it all.
+ */
+export function afterClosePhase(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
 /** Runs a full collection; false where it cannot (nothing happens then). */
 export function collectGarbage(): boolean {
   if (gc === undefined) {

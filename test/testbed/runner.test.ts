@@ -209,3 +209,39 @@ test('a system that stops answering during chaos fails with the hung invocation 
   const junit = readFileSync(join(res.runDir, 'junit.xml'), 'utf8');
   assert.match(junit, /<failure message="2 of/);
 });
+
+test("a run's data is garbage by the time the next run of the process starts", async (t) => {
+  const ingress = await startToyIngress();
+  t.after(() => ingress.stop());
+  const out = mkdtempSync(join(tmpdir(), 'limbo-run-'));
+  t.after(() => rmSync(out, { recursive: true, force: true }));
+  const suite = defineSuite({
+    name: 'toy-twice',
+    why: 'two runs back to back, as `limbo run chaos` makes them',
+    topology: { processors: 1 },
+    workload: { concurrency: 2, opTimeoutMs: 5000 },
+    warmup: '200ms',
+    converge: '1s',
+    schedule: [],
+    expect: [noClientLeftHanging({ withinMsAfterHeal: 3000 })],
+  });
+  const options = { target: toyTarget(ingress), seed: 3, outRoot: out, replay: 'toy', scrapeIntervalMs: 100 };
+  // The first run's data is reachable only through a WeakRef once its result is dropped.
+  const first = await (async () => {
+    const res = await runSuite(suite, options);
+    assert.ok(res.run.history.length > 0);
+    return { verdict: res.verdict.verdict, run: new WeakRef(res.run) };
+  })();
+  assert.equal(first.verdict, 'pass');
+  // The second run starts at once (the first one's servers closed a moment ago); by its first
+  // progress tick it has collected, and the first run must be gone.
+  let goneAtStart: boolean | undefined;
+  const second = await runSuite(suite, {
+    ...options,
+    onProgress: (p: Progress) => {
+      if (goneAtStart === undefined && p.phase === 'start') goneAtStart = first.run.deref() === undefined;
+    },
+  });
+  assert.equal(second.verdict.verdict, 'pass');
+  assert.equal(goneAtStart, true, 'the first run was still reachable when the second one started');
+});
