@@ -13,7 +13,7 @@ ARG BASE_IMAGE=node:20-bookworm-slim
 
 # The Restate server and restatectl binaries (~240 MB) serve the `restate` target, which
 # runs on the testbed's machine, and are never downloaded here. testcontainers (starts
-# containers) and tsx (runs chaos suites written in TypeScript) are compiled against but
+# containers) and esbuild (loads chaos suites written in TypeScript) are compiled against but
 # not installed in the runtime image: `limbo serve` loads none of them.
 FROM ${BASE_IMAGE} AS manifests
 COPY scripts/docker/prune-manifest.mjs /tmp/prune-manifest.mjs
@@ -24,7 +24,7 @@ RUN node /tmp/prune-manifest.mjs @restatedev/restate-server @restatedev/restate-
 WORKDIR /app/run
 COPY package.json package-lock.json ./
 RUN node /tmp/prune-manifest.mjs @restatedev/restate-server @restatedev/restate-server-linux-x64 \
-      @restatedev/restatectl @restatedev/restatectl-linux-x64 testcontainers tsx
+      @restatedev/restatectl @restatedev/restatectl-linux-x64 testcontainers esbuild
 
 FROM ${BASE_IMAGE} AS build
 WORKDIR /app

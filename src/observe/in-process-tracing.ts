@@ -19,32 +19,34 @@ import {
   type SpanExporter,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import type { SpanRecord } from '../run-data/spans.js';
+import { spanStatus, type SpanRecord } from '../run-data/spans.js';
+import { noIntern, type Intern } from '../util/intern.js';
 import { startOf } from '../telemetry/span-ledger.js';
 import { boundedShutdown, type Tracing } from '../telemetry/tracing.js';
 import { silentLogger } from '../telemetry/logger.js';
 import type { StartedOtlpReceiver } from './otlp-receiver.js';
 
 /** A span as the receiver records an exported one. */
-export function spanRecordOf(span: ReadableSpan, service: string): SpanRecord {
+export function spanRecordOf(span: ReadableSpan, service: string, intern: Intern = noIntern): SpanRecord {
   const attributes: SpanRecord['attributes'] = {};
   for (const [k, v] of Object.entries(span.attributes)) {
-    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') attributes[k] = v;
+    if (typeof v === 'string') attributes[k] = intern(v);
+    else if (typeof v === 'number' || typeof v === 'boolean') attributes[k] = v;
     else if (v !== undefined) attributes[k] = JSON.stringify(v);
   }
   const ctx = span.spanContext();
   return {
-    traceId: ctx.traceId,
+    traceId: intern(ctx.traceId),
     spanId: ctx.spanId,
     parentSpanId: span.parentSpanContext?.spanId ?? '',
-    name: span.name,
+    name: intern(span.name),
     service,
     // OTLP numbers kinds from 1 (INTERNAL), the API from 0: as an exported span reads.
     kind: span.kind + 1,
     startMs: hrTimeToMilliseconds(span.startTime),
     endMs: hrTimeToMilliseconds(span.endTime),
     attributes,
-    status: { code: span.status.code, message: span.status.message ?? '' },
+    status: spanStatus(span.status.code, span.status.message ?? ''),
   };
 }
 
@@ -54,7 +56,7 @@ class ReceiverExporter implements SpanExporter {
     private readonly service: string,
   ) {}
   export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
-    this.receiver.ingest(spans.map((s) => spanRecordOf(s, this.service)));
+    this.receiver.ingest(spans.map((s) => spanRecordOf(s, this.service, this.receiver.intern)));
     done({ code: ExportResultCode.SUCCESS });
   }
   shutdown(): Promise<void> {

@@ -20,7 +20,8 @@ import {
   type LedgerStart,
 } from '../telemetry/span-ledger.js';
 
-import type { SpanRecord } from '../run-data/spans.js';
+import { spanStatus, type SpanRecord } from '../run-data/spans.js';
+import { createInterner, noIntern, type Intern } from '../util/intern.js';
 
 export type { SpanRecord };
 
@@ -50,6 +51,8 @@ export interface StartedOtlpReceiver extends AsyncDisposable {
    * exported over OTLP, and a source of the spans open right now (asked by unexportedSpans).
    */
   ingest(spans: SpanRecord[]): void;
+  /** The run's interner: in-process spans keep their repeated strings once, as decoded ones do. */
+  readonly intern: Intern;
   addOpenSpans(service: string, open: () => LedgerStart[]): void;
   /**
    * Asks every process that sent spans to export all it holds now, over its ledger stream,
@@ -87,6 +90,8 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
   let rejected = 0;
   // Ids of every exported span (only to tell which ledger spans were never exported).
   const exported = new Set<string>();
+  // The run's repeated strings (names, services, attribute values, trace ids) kept once.
+  const intern = createInterner();
   const ledger = new Map<string, { service: string; start: LedgerStart; end?: LedgerEnd }>();
   let ledgerEnds = 0;
   let ledgerStarts = 0;
@@ -110,7 +115,7 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
     options.onSpans?.(batch);
   };
   const onTraces = (body: Buffer, json: boolean): void => {
-    const batch = json ? decodeJson(body) : decodeProtobuf(body);
+    const batch = json ? decodeJson(body, intern) : decodeProtobuf(body, intern);
     for (const s of batch) otlpServices.add(s.service);
     ingest(batch);
   };
@@ -279,6 +284,7 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
       return { starts: ledgerStarts, ends: ledgerEnds };
     },
     ingest,
+    intern,
     addOpenSpans(service, open) {
       openSources.push({ service, open });
     },
@@ -328,10 +334,12 @@ function anyValue(v: AnyValue | undefined): string | number | boolean {
   return '';
 }
 
-function attributes(list: unknown): Record<string, string | number | boolean> {
+function attributes(list: unknown, intern: Intern): Record<string, string | number | boolean> {
   const out: Record<string, string | number | boolean> = {};
-  for (const kv of (list as { key: string; value?: AnyValue }[] | undefined) ?? [])
-    out[kv.key] = anyValue(kv.value);
+  for (const kv of (list as { key: string; value?: AnyValue }[] | undefined) ?? []) {
+    const v = anyValue(kv.value);
+    out[kv.key] = typeof v === 'string' ? intern(v) : v;
+  }
   return out;
 }
 
@@ -362,25 +370,27 @@ function nanosToMs(v: unknown): number {
 }
 
 /** Walks the decoded request (same shape for JSON and for protobufjs objects in camelCase). */
-function normalise(request: Record<string, unknown>): SpanRecord[] {
+function normalise(request: Record<string, unknown>, intern: Intern): SpanRecord[] {
   const out: SpanRecord[] = [];
   for (const rs of (request.resourceSpans as Record<string, unknown>[] | undefined) ?? []) {
-    const resource = attributes((rs.resource as { attributes?: unknown } | undefined)?.attributes);
-    const service = String(resource['service.name'] ?? 'unknown');
+    const resource = attributes((rs.resource as { attributes?: unknown } | undefined)?.attributes, intern);
+    const service = intern(String(resource['service.name'] ?? 'unknown'));
     for (const ss of (rs.scopeSpans as Record<string, unknown>[] | undefined) ?? []) {
       for (const s of (ss.spans as Record<string, unknown>[] | undefined) ?? []) {
         const status = (s.status as { code?: number | string; message?: string } | undefined) ?? {};
+        // A trace's id is shared by all its spans; a span id is unique (only a child's
+        // parentSpanId repeats one, and remembering every id costs what it would save).
         out.push({
-          traceId: hex(s.traceId),
+          traceId: intern(hex(s.traceId)),
           spanId: hex(s.spanId),
           parentSpanId: hex(s.parentSpanId),
-          name: typeof s.name === 'string' ? s.name : '',
+          name: typeof s.name === 'string' ? intern(s.name) : '',
           service,
           kind: Number(s.kind ?? 0),
           startMs: nanosToMs(s.startTimeUnixNano),
           endMs: nanosToMs(s.endTimeUnixNano),
-          attributes: attributes(s.attributes),
-          status: { code: Number(status.code ?? 0), message: String(status.message ?? '') },
+          attributes: attributes(s.attributes, intern),
+          status: spanStatus(Number(status.code ?? 0), String(status.message ?? '')),
         });
       }
     }
@@ -388,14 +398,16 @@ function normalise(request: Record<string, unknown>): SpanRecord[] {
   return out;
 }
 
-export function decodeJson(body: Buffer): SpanRecord[] {
-  return normalise(JSON.parse(body.toString('utf8')) as Record<string, unknown>);
+/** The spans of an OTLP/JSON request; `intern` gives repeated strings one copy (e.g. a run's). */
+export function decodeJson(body: Buffer, intern: Intern = noIntern): SpanRecord[] {
+  return normalise(JSON.parse(body.toString('utf8')) as Record<string, unknown>, intern);
 }
 
-export function decodeProtobuf(body: Buffer): SpanRecord[] {
+/** The spans of an OTLP/protobuf request; `intern` as for decodeJson. */
+export function decodeProtobuf(body: Buffer, intern: Intern = noIntern): SpanRecord[] {
   const type = exportRequestType();
   // The decoded message is walked as it is (no toObject copy): normalise reads own fields only.
-  return normalise(type.decode(body) as unknown as Record<string, unknown>);
+  return normalise(type.decode(body) as unknown as Record<string, unknown>, intern);
 }
 
 /** A ledger batch, checked field by field (the receiver answers 400 on anything else). */

@@ -16,6 +16,14 @@ export interface SpanRecord {
   status: { code: number; message: string };
 }
 
+/** A span's status; the common ones (unset, ok: no message) are one shared frozen object each. */
+export function spanStatus(code: number, message: string): SpanRecord['status'] {
+  if (message === '' && (code === 0 || code === 1)) return code === 0 ? STATUS_UNSET : STATUS_OK;
+  return { code, message };
+}
+const STATUS_UNSET: SpanRecord['status'] = Object.freeze({ code: 0, message: '' });
+const STATUS_OK: SpanRecord['status'] = Object.freeze({ code: 1, message: '' });
+
 /**
  * One span as the run's OTLP receiver got it (attributes as DESIGN.md §2 names them). Times
  * are epoch ms (the services' clocks), not run ms: `spanRunMs` converts. `endMs` is null for

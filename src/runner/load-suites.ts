@@ -1,11 +1,12 @@
-// Loads suite files (TypeScript modules, default export a defineSuite(...)) with tsx, and seed
+// Loads suite files (TypeScript modules, default export a defineSuite(...)) in this thread
+// (util/load-ts.ts: esbuild, packages such as `limbo` imported as the runner's own), and seed
 // files (`*.json` from `limbo explore`), from files or folders (every *.ts and *.json inside,
 // sorted). Anything wrong is a UsageError naming the file.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { isSeedFileName, readSeedFile } from './seed-file.js';
 import { UsageError, messageOf } from '../util/errors.js';
+import { importTypeScript } from '../util/load-ts.js';
 import { isSuite, type Suite } from './suite.js';
 
 export interface LoadedSuite {
@@ -30,34 +31,19 @@ export function expandSuitePaths(paths: readonly string[], cwd = process.cwd()):
   return files;
 }
 
-let tsxRegistered: Promise<void> | undefined;
-
-/**
- * tsx's loader, registered once for the process: suite files then load as plain imports, and
- * the `limbo` they import is the runner's own modules. (`tsImport` per file gave each suite
- * a namespace of its own, so each loaded a fresh copy of the whole library, ~7 MiB of RSS
- * apiece, and added one more loader hook to every import after it.) tsx is loaded only here,
- * so `limbo serve` (e.g. in the services image, which ships without it) never needs it.
- */
-function registerTsx(): Promise<void> {
-  return (tsxRegistered ??= import('tsx/esm/api').then(({ register }) => {
-    register();
-  }));
-}
-
 export async function loadSuite(file: string): Promise<LoadedSuite> {
   if (isSeedFileName(file)) return { file, suite: readSeedFile(file) };
   let mod: { default?: unknown };
   try {
-    await registerTsx();
-    mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
+    mod = await importTypeScript(file);
   } catch (err) {
     if (err instanceof UsageError) throw new UsageError(`${file}: ${err.message}`, { cause: err });
     throw new UsageError(`${file}: cannot load: ${messageOf(err)}`, {
       cause: err,
     });
   }
-  // A file tsx loads as CommonJS (a package without "type": "module") nests its default export.
+  // A default export that is itself a module's namespace (`export { default } from …` of a
+  // CommonJS file) nests the suite one level down.
   const suite = isSuite(mod.default)
     ? mod.default
     : (mod.default as { default?: unknown } | undefined)?.default;

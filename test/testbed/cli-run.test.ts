@@ -37,7 +37,7 @@ const limbo = (...args: string[]) =>
     timeout: 60_000,
   });
 
-test('suite files load through tsx and import the public API as `limbo`', async () => {
+test('suite files load in the runner and import the public API as `limbo`', async () => {
   const { suite } = await loadSuite(join(fixtures, 'good-suite.ts'));
   assert.equal(suite.name, 'fixture-good');
   assert.equal(suite.schedule[0]?.fault.describe, 'leaderOf(0)');

@@ -4,8 +4,9 @@
 // The file is validated before anything starts (a DeclarationError names the bad field).
 import { existsSync, readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { UsageError } from '../../util/errors.js';
+import { importTypeScript } from '../../util/load-ts.js';
 import { isDeclaredTarget, type DeclaredTarget } from './declaration.js';
 import { validateDeclaration, type ValidateOptions } from './validate.js';
 
@@ -37,9 +38,8 @@ export async function loadDeclaration(file: string, options: ValidateOptions = {
   try {
     if (file.endsWith('.json')) value = JSON.parse(readFileSync(file, 'utf8'));
     else {
-      const { tsImport } = await import('tsx/esm/api');
-      value = ((await tsImport(pathToFileURL(file).href, import.meta.url)) as { default?: unknown }).default;
-      // A file tsx loads as CommonJS (a package without "type": "module") nests its default export.
+      value = (await importTypeScript(file)).default;
+      // A default export that is a CommonJS module's namespace nests the declaration.
       if (!isDeclaredTarget(value) && isDeclaredTarget((value as { default?: unknown } | undefined)?.default))
         value = (value as { default: unknown }).default;
     }
