@@ -19,7 +19,7 @@ import {
 } from '../observe/run-prometheus.js';
 import { keepLimboMetrics, metricsObserver, startScraper } from '../observe/scraper.js';
 import { writeReport } from '../report/write-report.js';
-import { afterClosePhase, capYoungGeneration, collectGarbage } from '../util/gc.js';
+import { afterClosePhase, capYoungGeneration, collectGarbage, limitRunnerHeapGrowth } from '../util/gc.js';
 import { runFiles } from '../run-data/files.js';
 import type { HistoryOp, RunData } from '../run-data/run-data.js';
 import { createRunDir, pointLatest } from '../run-data/run-dir.js';
@@ -130,6 +130,7 @@ export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<
     if (runsUnderWay === 0) collectGarbage();
   }
   capYoungGeneration();
+  limitRunnerHeapGrowth();
   runsUnderWay++;
   try {
     return await runOneSuite(suite, options);

@@ -45,24 +45,43 @@ export function collectGarbage(): boolean {
  * By default it picks 10-300 % from how fast it collects; a service keeps little (~20 MiB live,
  * flat over a run) and makes much short-lived garbage, so services sat at 2-4× their live heap.
  * 20 % measured (session 10): services' private memory during leader-down/leader-kill 312-346 →
- * 234-255 MiB in all, the same calls/s in the cluster bench. Not for the runner: its live heap
- * grows with the run (history, spans, samples), and at 20 % it paid more full collections
- * (tracing bench CPU per call +4 %) for no lower peak (188 vs 190 MiB).
+ * 234-255 MiB in all, the same calls/s in the cluster bench.
  */
 export const HEAP_GROWING_PERCENT = 20;
 
 /**
- * Sets V8's old-generation growth to HEAP_GROWING_PERCENT for this process (read at every full
+ * The runner's old-generation growth (runSuite sets it). Its live heap grows with the run
+ * (history, spans, samples), and after the full collection at a run's start V8 let the heap
+ * grow ~4× past the ~20 MiB it kept: a leader-pause run then went through with no full
+ * collection at all, its heap as big as its data plus every bit of garbage. At 30 %, side by
+ * side over leader-down, leader-kill and leader-pause (two pairs): runner peak RSS 165-168 →
+ * 146-147 MiB for 3-5 % more runner CPU (18.0-18.4 → 18.9-19.0 s), the same wall time. (Once,
+ * before each run's data went before the next run started, it made no difference: 188 vs 190.)
+ */
+export const RUNNER_HEAP_GROWING_PERCENT = 30;
+
+/**
+ * Sets V8's old-generation growth to `percent` for this process (read at every full
  * collection, so it takes effect at once) unless the process was started with its own
  * `--heap-growing-percent`. Service processes (`limbo serve`) call it first thing.
  */
 export function limitHeapGrowth(
   execArgv: readonly string[] = process.execArgv,
   nodeOptions = process.env.NODE_OPTIONS ?? '',
+  percent = HEAP_GROWING_PERCENT,
 ): boolean {
   if (startedWith(/^--heap[-_]growing[-_]percent/, execArgv, nodeOptions)) return false;
-  v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+  v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
   return true;
+}
+
+let runnerGrowthSet = false;
+
+/** The runner's growth limit (RUNNER_HEAP_GROWING_PERCENT), set once per process. */
+export function limitRunnerHeapGrowth(): void {
+  if (runnerGrowthSet) return;
+  runnerGrowthSet = true;
+  limitHeapGrowth(process.execArgv, process.env.NODE_OPTIONS ?? '', RUNNER_HEAP_GROWING_PERCENT);
 }
 
 /** Whether the process was started with a V8 flag matching `flag` (on its command line or in NODE_OPTIONS). */

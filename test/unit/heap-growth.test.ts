@@ -21,10 +21,11 @@ function numberFromChild(program: string): number {
 }
 
 /** Peak heapTotal (MiB) of a child making mid-lived garbage (batches that outlive a few scavenges). */
-function peakHeapMiB(limit: boolean): number {
+function peakHeapMiB(limit: 'none' | 'service' | 'runner'): number {
   const program = `
-    const { limitHeapGrowth } = await import(${JSON.stringify(gcModule)});
-    if (${limit}) limitHeapGrowth();
+    const { limitHeapGrowth, limitRunnerHeapGrowth } = await import(${JSON.stringify(gcModule)});
+    if (${JSON.stringify(limit)} === 'service') limitHeapGrowth();
+    if (${JSON.stringify(limit)} === 'runner') limitRunnerHeapGrowth();
     const live = []; let peak = 0;
     for (let round = 0; round < 150; round++) {
       const batch = []; for (let i = 0; i < 20000; i++) batch.push({ a: i, s: 'x'.repeat(20) + i });
@@ -36,11 +37,16 @@ function peakHeapMiB(limit: boolean): number {
   return numberFromChild(program);
 }
 
-test('limitHeapGrowth keeps the old generation near its live size', () => {
-  const free = peakHeapMiB(false);
-  const limited = peakHeapMiB(true);
+test('limitHeapGrowth (services) and limitRunnerHeapGrowth keep the old generation near its live size', () => {
+  const free = peakHeapMiB('none');
   // ~25 MiB live: V8's own growth peaked at ~220 MiB here, limited ~100.
-  assert.ok(limited < 0.8 * free, `peak heap ${limited.toFixed(0)} MiB limited vs ${free.toFixed(0)} MiB`);
+  for (const who of ['service', 'runner'] as const) {
+    const limited = peakHeapMiB(who);
+    assert.ok(
+      limited < 0.8 * free,
+      `${who}: peak heap ${limited.toFixed(0)} MiB limited vs ${free.toFixed(0)} MiB`,
+    );
+  }
 });
 
 test('a process started with its own --heap-growing-percent keeps it', () => {
