@@ -75,13 +75,9 @@ export function limitHeapGrowth(
   return true;
 }
 
-let runnerGrowthSet = false;
-
-/** The runner's growth limit (RUNNER_HEAP_GROWING_PERCENT), set once per process. */
-export function limitRunnerHeapGrowth(): void {
-  if (runnerGrowthSet) return;
-  runnerGrowthSet = true;
-  limitHeapGrowth(process.execArgv, process.env.NODE_OPTIONS ?? '', RUNNER_HEAP_GROWING_PERCENT);
+/** The runner's growth limit (RUNNER_HEAP_GROWING_PERCENT); setting it again changes nothing. */
+export function limitRunnerHeapGrowth(): boolean {
+  return limitHeapGrowth(process.execArgv, process.env.NODE_OPTIONS ?? '', RUNNER_HEAP_GROWING_PERCENT);
 }
 
 /** Whether the process was started with a V8 flag matching `flag` (on its command line or in NODE_OPTIONS). */

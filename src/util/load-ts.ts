@@ -10,6 +10,7 @@
 //
 //   suite.ts ─▶ esbuild (bundle its relative imports; packages → file:// URLs) ─▶ tmp .mjs ─▶ import()
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -96,7 +97,6 @@ const ownImportMeta: Plugin = {
   setup(build) {
     build.onLoad({ filter: /\.[cm]?[jt]sx?$/ }, async (args) => {
       if (args.path.includes('/node_modules/')) return undefined;
-      const { readFile } = await import('node:fs/promises');
       const source = await readFile(args.path, 'utf8');
       if (!source.includes('import.meta')) return undefined;
       const url = pathToFileURL(args.path).href;
@@ -104,8 +104,7 @@ const ownImportMeta: Plugin = {
         .replace(/\bimport\.meta\.url\b/g, JSON.stringify(url))
         .replace(/\bimport\.meta\.filename\b/g, JSON.stringify(args.path))
         .replace(/\bimport\.meta\.dirname\b/g, JSON.stringify(dirname(args.path)));
-      const ext = /\.([cm]?)([jt]sx?)$/.exec(args.path);
-      const loader = (ext?.[2] ?? 'ts') as 'js' | 'jsx' | 'ts' | 'tsx';
+      const loader = (/\.[cm]?([jt]sx?)$/.exec(args.path)?.[1] ?? 'ts') as 'js' | 'jsx' | 'ts' | 'tsx';
       return { contents, loader, resolveDir: dirname(args.path) };
     });
   },
