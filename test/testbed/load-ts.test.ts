@@ -100,17 +100,22 @@ test('loading leaves no esbuild process behind', async () => {
   await importTypeScript(join(dir, 'with-helper.ts'));
   writeFileSync(join(dir, 'again.ts'), `export default 'again';\n`);
   assert.equal((await importTypeScript(join(dir, 'again.ts'))).default, 'again');
-  // This process's children (Linux: /proc/<pid>/task/*/children).
-  const tasks = readdirSync(`/proc/${process.pid}/task`);
-  const children = tasks.flatMap((t) =>
-    readFileSync(`/proc/${process.pid}/task/${t}/children`, 'utf8').trim().split(/\s+/).filter(Boolean),
-  );
-  const esbuild = children.filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('esbuild');
-    } catch {
-      return false;
-    }
-  });
+  // This process's esbuild children (Linux: /proc/<pid>/task/*/children). esbuild's stop()
+  // ends its service's input; the process exits a moment later (bounded wait: 5 s).
+  const esbuildChildren = (): string[] =>
+    readdirSync(`/proc/${process.pid}/task`)
+      .flatMap((t) =>
+        readFileSync(`/proc/${process.pid}/task/${t}/children`, 'utf8').trim().split(/\s+/).filter(Boolean),
+      )
+      .filter((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('esbuild');
+        } catch {
+          return false;
+        }
+      });
+  let esbuild = esbuildChildren();
+  for (const until = Date.now() + 5000; esbuild.length > 0 && Date.now() < until; esbuild = esbuildChildren())
+    await new Promise((r) => setTimeout(r, 50));
   assert.deepEqual(esbuild, [], 'esbuild’s service process was stopped');
 });
