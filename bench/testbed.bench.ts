@@ -1,14 +1,13 @@
 // The testbed's own cost, measured beside its floor in the same run: the wall time of the
 // standard suites (chaos/, or LIMBO_BENCH_SUITES) against the sum of their scheduled phases
 // (warm-up + chaos, which no run can beat), as a ratio; the reference topology's start-up
-// time; and the peak RSS of the runner process and of the whole cluster during a run.
+// time; and the peak RSS of the runner process (this one, loaded as `limbo` loads it) and of
+// the whole cluster during a run.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadSuites } from '../src/runner/load-suites.js';
-import { runSuiteOutcome } from '../src/runner/run-suite.js';
-import { createTarget } from '../src/targets/registry.js';
+import { runnerLibrary } from '../src/cli/entry.js';
 import type { StartedTarget, Target } from '../src/targets/target.js';
 import { fmt, groupMemoryMiB } from './load.js';
 import { recordGoal } from './summary.js';
@@ -16,6 +15,9 @@ import { recordGoal } from './summary.js';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
 export async function run(): Promise<void> {
+  // The runner as `limbo run` is: its library from the runner's bundle when that is current
+  // (LIMBO_RUNNER_BUNDLE=off: module by module), so its memory is the command's.
+  const { loadSuites, runSuiteOutcome, createTarget } = await runnerLibrary();
   const paths = (process.env.LIMBO_BENCH_SUITES ?? join(root, 'chaos')).split(',');
   const suites = await loadSuites(paths);
   const out = mkdtempSync(join(tmpdir(), 'limbo-bench-'));

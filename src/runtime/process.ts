@@ -5,13 +5,14 @@
 //              └─▶ log file (stdout and stderr, interleaved, as they come)
 // Only processes started here are ever signalled, always by their own PID.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, statSync, type WriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { LimboError, TimeoutError, messageOf } from '../util/errors.js';
 import { parseReadyLine, type ReadyInfo } from '../util/ready.js';
 import type { StopOutcome } from './service-handle.js';
+import { bundleIfCurrent } from '../util/bundle.js';
 
 export interface ProcessOptions {
   /** A name for messages and logs, e.g. `processor-1`. */
@@ -110,10 +111,7 @@ function nodeCommand(env: NodeJS.ProcessEnv, entry: string): { command: string; 
  * left behind by an earlier build never runs newer code's services; else `dist/src/cli/main.js`.
  */
 export function serviceEntry(env: NodeJS.ProcessEnv = process.env, files = serviceEntryFiles): string {
-  if (env.LIMBO_SERVICE_BUNDLE === 'off') return files.main;
-  const built = mtimeMs(files.buildInfo);
-  const bundled = mtimeMs(files.bundle);
-  return bundled !== undefined && (built === undefined || bundled >= built) ? files.bundle : files.main;
+  return bundleIfCurrent(files.bundle, files.main, files.buildInfo, env.LIMBO_SERVICE_BUNDLE === 'off');
 }
 
 export const serviceEntryFiles = {
@@ -121,14 +119,6 @@ export const serviceEntryFiles = {
   bundle: fileURLToPath(new URL('../cli/serve.bundle.mjs', import.meta.url)),
   buildInfo: fileURLToPath(new URL('../../.tsbuildinfo', import.meta.url)),
 };
-
-function mtimeMs(path: string): number | undefined {
-  try {
-    return statSync(path).mtimeMs;
-  } catch {
-    return undefined;
-  }
-}
 
 export async function startProcess(options: ProcessOptions): Promise<StartedProcess> {
   const readyTimeoutMs = options.readyTimeoutMs ?? 15_000;

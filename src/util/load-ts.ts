@@ -2,24 +2,43 @@
 // process, with esbuild, in this thread. The file and the relative files it imports become one
 // ES module; every package it imports stays an import of that package's own file, resolved
 // from the suite's folder as Node would, so `limbo` is the runner's own modules (one copy,
-// one `defineSuite`). The module goes to a private temporary folder for its import and is
+// one `defineSuite`; when the runner runs from its bundle, `limbo` is that bundle:
+// useLibraryModule). The module goes to a private temporary folder for its import and is
 // removed at once; an inline source map sends stack traces back to the .ts lines.
 //
 // (tsx did this until 2026-12-03: its loader runs Node's module hooks on a thread of their
 // own, a second V8 isolate that held ~17-21 MiB of the runner's RSS for the process's life.)
 //
 //   suite.ts ─▶ esbuild (bundle its relative imports; packages → file:// URLs) ─▶ tmp .mjs ─▶ import()
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Plugin } from 'esbuild';
 
 const builtins = new Set(builtinModules);
 const cache = new Map<string, Promise<Record<string, unknown>>>();
 let loadsUnderWay = 0;
+/** The library's index (dist/src/index.js, real path) and the module to import instead of it. */
+let library: { index: string; module: string } | undefined;
+
+/**
+ * From now on a loaded file's package import that resolves to this installation's
+ * dist/src/index.js (`limbo`) imports `url` instead: a module that exports what the
+ * index does, at the same depth as dist/src/<folder>/ (the runner's bundle, cli/runner-bundle.ts).
+ */
+export function useLibraryModule(url: string): void {
+  const index = fileURLToPath(new URL('../index.js', url));
+  let real = index;
+  try {
+    real = realpathSync(index);
+  } catch {
+    // No tsc output beside the bundle: nothing resolves to it, so nothing maps.
+  }
+  library = { index: real, module: url };
+}
 
 /**
  * The module `file` exports. A second import of an unchanged file gives the same module; a
@@ -85,6 +104,8 @@ const packagesStayImports: Plugin = {
       });
       if (found.errors.length > 0) return { errors: found.errors };
       if (found.external || found.path === '') return { external: true };
+      if (library !== undefined && found.path === library.index)
+        return { path: library.module, external: true };
       return { path: pathToFileURL(found.path).href, external: true };
     });
   },

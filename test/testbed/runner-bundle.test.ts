@@ -1,0 +1,85 @@
+// The runner's bundle (dist/src/cli/limbo.bundle.mjs, scripts/bundle-services.mjs): this build
+// made a current one, `limbo` runs from it (none of the packages it bundles is loaded from
+// node_modules), LIMBO_RUNNER_BUNDLE=off runs the modules instead, and a suite file the
+// bundled runner loads gets the bundle's own copy of the library — what the suite registers
+// is in the runner's registries, not in a second copy's.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { runnerEntry, runnerEntryFiles, type RunnerLibrary } from '../../src/cli/entry.js';
+import { checkerNames } from '../../src/index.js';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+mkdirSync(join(root, '.limbo'), { recursive: true });
+const dir = mkdtempSync(join(root, '.limbo', 'runner-bundle-'));
+process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+
+test('this build made a current runner bundle; off, stale or missing means the modules', () => {
+  assert.equal(runnerEntry({}), runnerEntryFiles.bundle);
+  assert.equal(runnerEntry({ LIMBO_RUNNER_BUNDLE: 'off' }), runnerEntryFiles.modules);
+  const files = { bundle: join(dir, 'b.mjs'), modules: join(dir, 'm.js'), buildInfo: join(dir, 'info') };
+  assert.equal(runnerEntry({}, files), files.modules, 'no bundle');
+  writeFileSync(files.bundle, '');
+  writeFileSync(files.buildInfo, '');
+  utimesSync(files.bundle, new Date(1_000_000), new Date(1_000_000));
+  assert.equal(runnerEntry({}, files), files.modules, 'tsc built after the bundle');
+  utimesSync(files.bundle, new Date(), new Date(Date.now() + 1000));
+  assert.equal(runnerEntry({}, files), files.bundle, 'bundled after tsc');
+});
+
+/** The packages under node_modules whose CommonJS files `limbo run --help` loaded. */
+function packagesLoaded(env: NodeJS.ProcessEnv): string[] {
+  // Runs before the command and reports at exit which files came from node_modules.
+  const probe = `import { createRequire } from 'node:module';
+const require = createRequire(import.meta.url);
+process.on('exit', () => {
+  const names = new Set();
+  for (const k of Object.keys(require.cache)) {
+    const m = /node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//.exec(k);
+    if (m) names.add(m[1]);
+  }
+  process.stderr.write('PACKAGES ' + JSON.stringify([...names].sort()) + '\\n');
+});`;
+  const probeFile = join(dir, 'probe.mjs');
+  writeFileSync(probeFile, probe);
+  const r = spawnSync(
+    process.execPath,
+    ['--import', pathToFileURL(probeFile).href, join(root, 'bin/limbo.js'), 'run', '--help'],
+    { encoding: 'utf8', timeout: 60_000, env: { ...process.env, ...env } },
+  );
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /usage: limbo run/);
+  const line = /^PACKAGES (.*)$/m.exec(r.stderr);
+  assert.ok(line, r.stderr);
+  return JSON.parse(line[1]!) as string[];
+}
+
+test('`limbo` runs from the bundle: grpc-js, OpenTelemetry and prom-client are not loaded from node_modules', () => {
+  const bundled = packagesLoaded({});
+  const modules = packagesLoaded({ LIMBO_RUNNER_BUNDLE: 'off' });
+  for (const p of ['@grpc/grpc-js', 'prom-client', '@opentelemetry/core']) {
+    assert.ok(modules.includes(p), `unbundled, ${p} is loaded from node_modules: ${modules.join(' ')}`);
+    assert.ok(!bundled.includes(p), `bundled, ${p} is not: ${bundled.join(' ')}`);
+  }
+});
+
+test('a suite loaded by the bundled runner registers into the bundle’s library, not a second copy', async () => {
+  const lib = (await import(pathToFileURL(runnerEntryFiles.bundle).href)) as RunnerLibrary;
+  const file = join(dir, 'registers.ts');
+  writeFileSync(
+    file,
+    `import { defineSuite, noClientLeftHanging, registerChecker } from 'limbo';
+registerChecker('fromTheSuiteFile', () => noClientLeftHanging());
+export default defineSuite({ name: 'registers', why: 'registers a checker', schedule: [], expect: [noClientLeftHanging()] });
+`,
+  );
+  const [loaded] = await lib.loadSuites([file]);
+  assert.equal(loaded?.suite.name, 'registers');
+  assert.ok(lib.checkerNames().includes('fromTheSuiteFile'), lib.checkerNames().join(' '));
+  assert.ok(!checkerNames().includes('fromTheSuiteFile'), 'the modules’ copy saw the registration');
+  // The suite's checker objects come from the bundle too: the runner's checks run them.
+  assert.equal(typeof loaded?.suite.expect[0]?.check, 'function');
+});
