@@ -19,7 +19,7 @@ export const reportClientScript = String.raw`
   var syncing = false;
 
   function fmtValue(v, unit) {
-    if (v == null) return '–';
+    if (v == null) return '\u2013';
     var abs = Math.abs(v);
     var s = abs >= 100 ? v.toFixed(0) : abs >= 10 ? v.toFixed(1) : v.toFixed(2);
     return s + ' ' + unit;
@@ -80,7 +80,7 @@ export const reportClientScript = String.raw`
       el.textContent = 'No samples of ' + spec.source + ' in this run.';
       return;
     }
-    var series = [{ label: 'time', value: function (u, v) { return v == null ? '–' : v.toFixed(2) + ' s'; } }];
+    var series = [{ label: 'time', value: function (u, v) { return v == null ? '\u2013' : v.toFixed(2) + ' s'; } }];
     spec.lines.forEach(function (line, i) {
       series.push({
         label: line.label,
