@@ -4,6 +4,7 @@
 import type { Command } from './command.js';
 import { exitCodes } from './command.js';
 import { UsageError } from '../util/errors.js';
+import { mapStack } from '../util/stack-map.js';
 
 export async function runCommand(
   name: string,
@@ -19,7 +20,7 @@ export async function runCommand(
       return exitCodes.usage;
     }
     process.stderr.write(
-      `limbo ${name}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+      `limbo ${name}: ${err instanceof Error ? (err.stack !== undefined ? mapStack(err.stack) : err.message) : String(err)}\n`,
     );
     return exitCodes.fail;
   }

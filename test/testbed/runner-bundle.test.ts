@@ -6,11 +6,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { runnerEntry, runnerEntryFiles, type RunnerLibrary } from '../../src/cli/entry.js';
 import { checkerNames } from '../../src/index.js';
+import { mapStack } from '../../src/util/stack-map.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 mkdirSync(join(root, '.limbo'), { recursive: true });
@@ -82,4 +83,25 @@ export default defineSuite({ name: 'registers', why: 'registers a checker', sche
   assert.ok(!checkerNames().includes('fromTheSuiteFile'), 'the modules’ copy saw the registration');
   // The suite's checker objects come from the bundle too: the runner's checks run them.
   assert.equal(typeof loaded?.suite.expect[0]?.check, 'function');
+});
+
+test('a stack from the bundle maps back to the TypeScript lines (the map is read only then)', async () => {
+  const lib = (await import(pathToFileURL(runnerEntryFiles.bundle).href)) as RunnerLibrary;
+  let stack = '';
+  try {
+    lib.createTarget('no-such-target');
+  } catch (err) {
+    stack = (err as Error).stack ?? '';
+  }
+  assert.match(stack, /limbo\.bundle\.mjs:\d+:\d+/, stack);
+  const mapped = mapStack(stack);
+  assert.doesNotMatch(mapped, /limbo\.bundle\.mjs:\d+:\d+/, mapped);
+  const frame = /(\/[^\s():]+\/src\/targets\/registry\.ts):(\d+):\d+/.exec(mapped);
+  assert.ok(frame, mapped);
+  // The frame is the line that throws, in the TypeScript source.
+  const line = readFileSync(frame[1]!, 'utf8').split('\n')[Number(frame[2]) - 1] ?? '';
+  assert.match(line, /throw new UsageError/, line);
+  // A stack with no bundle frames, or frames of a file without a map, is left as it is.
+  const plain = 'Error: x\n    at f (/nowhere/a.bundle.mjs:1:2)\n    at g (/x/y.js:3:4)';
+  assert.equal(mapStack(plain), plain);
 });
