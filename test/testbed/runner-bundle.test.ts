@@ -81,7 +81,7 @@ export default defineSuite({ name: 'registers', why: 'registers a checker', sche
   assert.equal(loaded?.suite.name, 'registers');
   assert.ok(lib.checkerNames().includes('fromTheSuiteFile'), lib.checkerNames().join(' '));
   assert.ok(!checkerNames().includes('fromTheSuiteFile'), 'the modules’ copy saw the registration');
-  // The suite's checker objects come from the bundle too: the runner's checks run them.
+  // (Any copy's checkers have a check function: the registry above is what tells the copies apart.)
   assert.equal(typeof loaded?.suite.expect[0]?.check, 'function');
 });
 
