@@ -1,0 +1,75 @@
+// The cluster bench's no-work floor (bench/pipeline-floor.ts) must do a cluster call's work
+// and no less, or the ceiling it sets is too high: every call answered with its own body
+// after two durable appends (both records in its partition's file), across all partitions,
+// and every process gone after dispose.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { join } from 'node:path';
+import { startPipelineFloor } from '../../bench/pipeline-floor.js';
+import { pidAlive } from '../../src/util/pid-alive.js';
+
+test('the floor pipeline answers each call with its own body after appending two records', async () => {
+  const floor = await startPipelineFloor(3, 4);
+  const pids = floor.pids;
+  try {
+    assert.equal(pids.length, 5);
+    const bodies = Array.from({ length: 60 }, (_, i) => JSON.stringify({ call: i, pad: 'x'.repeat(i) }));
+    const answers = await Promise.all(
+      bodies.map((b) =>
+        fetch(`${floor.url}/Echo/echo`, {
+          method: 'POST',
+          body: b,
+          signal: AbortSignal.timeout(10_000),
+        }).then(async (r) => ({ status: r.status, body: await r.text() })),
+      ),
+    );
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      bodies.map(() => 200),
+    );
+    assert.deepEqual(
+      answers.map((a) => a.body),
+      bodies,
+    );
+    // Each call's two records (6 bytes of header each) are on disk, spread over every partition.
+    const files = readdirSync(floor.dataDir).map((f) => statSync(join(floor.dataDir, f)).size);
+    assert.equal(files.length, 4);
+    assert.ok(files.every((size) => size > 0));
+    const expected = bodies.reduce((sum, b) => sum + 2 * (6 + Buffer.byteLength(b)), 0);
+    assert.equal(
+      files.reduce((a, b) => a + b, 0),
+      expected,
+    );
+  } finally {
+    await floor[Symbol.asyncDispose]();
+  }
+  for (const pid of pids) assert.equal(pidAlive(pid), false, `pipeline process ${pid} still running`);
+});
+
+test('the floor pipeline ends with the process that started it, even one killed with SIGKILL', async () => {
+  const starter = `import { startPipelineFloor } from ${JSON.stringify(new URL('../../bench/pipeline-floor.js', import.meta.url).href)};
+const f = await startPipelineFloor(3, 4);
+process.stdout.write(f.pids.join(' ') + '\\n');
+setInterval(() => {}, 1000);`;
+  const parent = spawn(process.execPath, ['--input-type=module', '-e', starter], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const line = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the floor did not start in 15 s')), 15_000);
+    createInterface({ input: parent.stdout }).once('line', (l) => {
+      clearTimeout(timer);
+      resolve(l);
+    });
+  });
+  const pids = line.split(' ').map(Number);
+  assert.equal(pids.length, 5);
+  parent.kill('SIGKILL');
+  const deadline = Date.now() + 10_000;
+  while (pids.some(pidAlive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  const left = pids.filter(pidAlive);
+  for (const pid of left) process.kill(pid, 'SIGKILL');
+  assert.deepEqual(left, [], 'pipeline processes outlived their parent');
+});
