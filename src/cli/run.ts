@@ -5,7 +5,7 @@
 import { relative } from 'node:path';
 import { combineVerdicts, type Verdict } from '../checkers/checker.js';
 import { loadSuites } from '../runner/load-suites.js';
-import { runSuites, undocumentedVerdicts } from '../runner/run-suites.js';
+import { runItselfFailed, runSuites, undocumentedVerdicts } from '../runner/run-suites.js';
 import { resolveTarget } from '../targets/registry.js';
 import { UsageError } from '../util/errors.js';
 import { formatHelp, parseOptions } from '../util/options.js';
@@ -144,7 +144,9 @@ export const runCommand: Command = {
       for (const v of changed) {
         const expected = documented.find((d) => d.suite === v.suite)?.expected;
         process.stdout.write(
-          `verdict changed: ${v.suite} on ${v.target} is ${v.verdict}, documented ${expected}\n`,
+          runItselfFailed(v)
+            ? `verdict changed: ${v.suite} on ${v.target} did not run (${v.runErrors.join('; ')}), documented ${expected}\n`
+            : `verdict changed: ${v.suite} on ${v.target} is ${v.verdict}, documented ${expected}\n`,
         );
       }
       if (changed.length === 0)

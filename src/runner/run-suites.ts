@@ -29,6 +29,9 @@ export function undocumentedVerdicts(
   documented: readonly { suite: string; expected: DocumentedVerdict }[],
 ): VerdictFile[] {
   return verdicts.filter((v, i) => {
+    // A run that broke before judging anything (runFailedVerdict) documents nothing, whatever
+    // the suite expects: a target that does not start must not pass as "fails, as documented".
+    if (runItselfFailed(v)) return true;
     const expected = documented[i]?.expected;
     if (expected === 'skipped') return !wasSkipped(v);
     if (wasSkipped(v)) return true;
@@ -103,6 +106,11 @@ export function documentedVerdict(suite: Suite, target: string): DocumentedVerdi
   const bugs = bugsOfTarget(target);
   if (bugs.length === 0) return 'pass';
   return bugs.some((b) => suite.catches.includes(b)) ? 'fail' : 'either';
+}
+
+/** Whether `v` is the verdict of a run that broke before it judged anything (runFailedVerdict). */
+export function runItselfFailed(v: VerdictFile): boolean {
+  return v.checks.length === 0 && v.runErrors.length > 0;
 }
 
 /** The verdict of a run that broke before it could judge anything (the message is the run error). */

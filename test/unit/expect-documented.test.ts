@@ -1,10 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { skippedVerdict, undocumentedVerdicts } from '../../src/cli/run.js';
+import { runFailedVerdict } from '../../src/runner/run-suites.js';
 import type { VerdictFile } from '../../src/report/write-report.js';
 
 const v = (suite: string, verdict: VerdictFile['verdict']): VerdictFile =>
-  ({ suite, verdict, checks: [] }) as unknown as VerdictFile;
+  ({ suite, verdict, checks: [], runErrors: [] }) as unknown as VerdictFile;
 
 test('--expect-documented: fail where documented, either where timing-dependent, pass elsewhere', () => {
   const documented = [
@@ -36,5 +37,33 @@ test('--expect-documented: a suite skipped on a target is documented as skipped,
   assert.equal(
     undocumentedVerdicts([v('e', 'inconclusive')], [{ suite: 'e', expected: 'skipped' }]).length,
     1,
+  );
+});
+
+test('--expect-documented: a run that broke before judging is never the documented verdict', () => {
+  // Its verdict is fail, but a target whose services did not start has not failed the suite.
+  const broke = runFailedVerdict(
+    'f',
+    'restate',
+    1,
+    'replay',
+    'restate-services exited (1) before it was ready',
+  );
+  assert.equal(broke.verdict, 'fail');
+  for (const expected of ['fail', 'either', 'pass'] as const)
+    assert.deepEqual(
+      undocumentedVerdicts([broke], [{ suite: 'f', expected }]).map((x) => x.suite),
+      ['f'],
+      `documented ${expected}`,
+    );
+  // A run that judged its checks and also had schedule problems still counts as its verdict.
+  const judged = {
+    ...v('g', 'fail'),
+    checks: [{ name: 'x', verdict: 'fail' }],
+    runErrors: ['a fault was not injected'],
+  };
+  assert.deepEqual(
+    undocumentedVerdicts([judged as unknown as VerdictFile], [{ suite: 'g', expected: 'fail' }]),
+    [],
   );
 });
