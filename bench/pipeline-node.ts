@@ -13,12 +13,13 @@
 //   node pipeline-node.js log <dataDir> <partitions>
 //   node pipeline-node.js processor <index> <logPort>
 //   node pipeline-node.js ingress <partitions> <processorPort>…
-// Each prints `ready <port>` on stdout once it listens.
+// Each prints the `limbo-ready` line (util/ready.ts) with its `tcp` address once it listens.
 import http from 'node:http';
 import net from 'node:net';
 import { constants } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { formatReadyLine } from '../src/util/ready.js';
 
 const HELLO = 0;
 const APPEND = 1;
@@ -229,10 +230,18 @@ if (port === undefined) {
   process.stderr.write(`usage: pipeline-node.js log|processor|ingress …\n`);
   process.exit(2);
 }
-process.stdout.write(`ready ${port}\n`);
+process.stdout.write(
+  formatReadyLine({
+    role: String(role),
+    node: String(role),
+    pid: process.pid,
+    addresses: { tcp: `127.0.0.1:${port}` },
+  }) + '\n',
+);
 process.on('SIGTERM', () => process.exit(0));
-// The parent holds our stdin open: when it is gone, so are we (no pipeline left behind).
-process.stdin
-  .on('end', () => process.exit(0))
-  .on('close', () => process.exit(0))
-  .resume();
+// Ends with the process that started it, however that one ends (Ctrl-C, a crash, SIGKILL):
+// then this one's parent is no longer the one it had (as the docker reaper watches its own).
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) process.exit(0);
+}, 250).unref();

@@ -7,11 +7,14 @@
 // OpenTelemetry, prom-client, ours): about half a service's start-up CPU, and ~9 MiB less
 // resident memory (issue 16's notes). runtime/process.ts and cli/entry.ts use a bundle only
 // while it is newer than the last tsc build; without it they run the tsc output.
-// The bundles sit at the same depth as dist/src/<folder>/*.js, so the paths the code builds
-// from import.meta.url (the .proto files, the compile cache, the index) resolve as unbundled.
+// Each bundled module keeps its own import.meta.url (load-ts.ts's ownImportMeta, as for suite
+// files), so a path a module builds from it (the .proto files, the Restate endpoint, the docker
+// reaper, the built-in declared targets) names the same file as unbundled; only the runner
+// bundle's entry keeps the bundle's, which it registers as the library `limbo` loads.
 //
 //   node scripts/bundle-services.mjs        (npm run build runs it after tsc)
 import { readFileSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -33,6 +36,8 @@ try {
   process.stderr.write('bundle-services: esbuild is not installed; limbo runs unbundled\n');
   process.exit(0);
 }
+// After tsc (npm run build), so the tsc output is there to import.
+const { ownImportMeta } = await import('../dist/src/util/load-ts.js');
 for (const { entry, outfile, external = [] } of bundles) {
   const t0 = performance.now();
   await esbuild.build({
@@ -44,6 +49,12 @@ for (const { entry, outfile, external = [] } of bundles) {
     // The oldest Node the project runs on, whichever Node builds it (a bundle made on 24 runs on 20).
     target: 'node20',
     external,
+    plugins: [
+      ownImportMeta({
+        except: [root + 'dist/src/cli/runner-bundle.js'],
+        relativeTo: dirname(root + outfile),
+      }),
+    ],
     // CommonJS dependencies call require() for Node's built-ins; an ES module has none of its own.
     banner: {
       js: "import { createRequire as limboCreateRequire } from 'node:module';\nconst require = limboCreateRequire(import.meta.url);",

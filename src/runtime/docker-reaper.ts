@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { distFile } from '../util/package-root.js';
+import { fileURLToPath } from 'node:url';
 
 export interface Reaper {
   /** The label value that marks this process's containers. */
@@ -24,7 +24,7 @@ let reaper: Reaper | undefined;
 export function ensureReaper(env: NodeJS.ProcessEnv = process.env): Reaper {
   if (reaper) return reaper;
   const owner = `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
-  const main = distFile('src/runtime/docker-reaper-main.js');
+  const main = fileURLToPath(new URL('./docker-reaper-main.js', import.meta.url));
   const child = spawn(process.execPath, [main, String(process.pid), owner], {
     detached: true,
     stdio: 'ignore',

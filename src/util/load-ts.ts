@@ -14,7 +14,7 @@ import { mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from 'node
 import { readFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Plugin } from 'esbuild';
 
@@ -73,7 +73,7 @@ async function load(file: string): Promise<Record<string, unknown>> {
       sourcemap: 'inline',
       write: false,
       logLevel: 'silent',
-      plugins: [packagesStayImports, ownImportMeta],
+      plugins: [packagesStayImports, ownImportMeta()],
     });
     const text = built.outputFiles[0]?.text;
     if (text === undefined) throw new Error('esbuild produced no output');
@@ -112,21 +112,35 @@ const packagesStayImports: Plugin = {
 };
 const INNER = Symbol('inner resolve');
 
-/** `import.meta.url` (and dirname, filename) of each bundled file stay that file's own. */
-const ownImportMeta: Plugin = {
-  name: 'limbo-own-import-meta',
-  setup(build) {
-    build.onLoad({ filter: /\.[cm]?[jt]sx?$/ }, async (args) => {
-      if (args.path.includes('/node_modules/')) return undefined;
-      const source = await readFile(args.path, 'utf8');
-      if (!source.includes('import.meta')) return undefined;
-      const url = pathToFileURL(args.path).href;
-      const contents = source
-        .replace(/\bimport\.meta\.url\b/g, JSON.stringify(url))
-        .replace(/\bimport\.meta\.filename\b/g, JSON.stringify(args.path))
-        .replace(/\bimport\.meta\.dirname\b/g, JSON.stringify(dirname(args.path)));
-      const loader = (/\.[cm]?([jt]sx?)$/.exec(args.path)?.[1] ?? 'ts') as 'js' | 'jsx' | 'ts' | 'tsx';
-      return { contents, loader, resolveDir: dirname(args.path) };
-    });
-  },
-};
+/**
+ * `import.meta.url` (and dirname, filename) of each bundled file stay that file's own, so a
+ * path a module builds from it names the same file bundled or not (scripts/bundle-services.mjs
+ * uses it too). `except`: files that keep the bundle's own (a bundle's entry that names it).
+ * `relativeTo`: the folder the bundle will be in; each file's URL is then written relative to
+ * the bundle's own import.meta.url, so a bundle moved with its tree still names its files
+ * (filename and dirname stay where the file was built).
+ */
+export function ownImportMeta(options: { except?: readonly string[]; relativeTo?: string } = {}): Plugin {
+  const { except = [], relativeTo } = options;
+  const urlOf = (path: string): string =>
+    relativeTo === undefined
+      ? JSON.stringify(pathToFileURL(path).href)
+      : `new URL(${JSON.stringify(relative(relativeTo, path).split(sep).join('/'))}, import.meta.url).href`;
+  return {
+    name: 'limbo-own-import-meta',
+    setup(build) {
+      build.onLoad({ filter: /\.[cm]?[jt]sx?$/ }, async (args) => {
+        if (args.path.includes('/node_modules/') || except.includes(args.path)) return undefined;
+        const source = await readFile(args.path, 'utf8');
+        if (!source.includes('import.meta')) return undefined;
+        const url = urlOf(args.path);
+        const contents = source
+          .replace(/\bimport\.meta\.url\b/g, url)
+          .replace(/\bimport\.meta\.filename\b/g, JSON.stringify(args.path))
+          .replace(/\bimport\.meta\.dirname\b/g, JSON.stringify(dirname(args.path)));
+        const loader = (/\.[cm]?([jt]sx?)$/.exec(args.path)?.[1] ?? 'ts') as 'js' | 'jsx' | 'ts' | 'tsx';
+        return { contents, loader, resolveDir: dirname(args.path) };
+      });
+    },
+  };
+}

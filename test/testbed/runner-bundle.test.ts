@@ -6,7 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { runnerEntry, runnerEntryFiles, type RunnerLibrary } from '../../src/cli/entry.js';
@@ -104,4 +105,48 @@ test('a stack from the bundle maps back to the TypeScript lines (the map is read
   // A stack with no bundle frames, or frames of a file without a map, is left as it is.
   const plain = 'Error: x\n    at f (/nowhere/a.bundle.mjs:1:2)\n    at g (/x/y.js:3:4)';
   assert.equal(mapStack(plain), plain);
+});
+
+test('each module in the bundles keeps its own import.meta.url: the files it names are the ones beside its tsc output', () => {
+  // In a bundle every module shares the bundle's URL unless the build keeps each one's own:
+  // the Restate target then looked for dist/src/cli/endpoint-main.js and never started.
+  for (const bundle of [runnerEntryFiles.bundle, join(root, 'dist/src/cli/serve.bundle.mjs')]) {
+    const text = readFileSync(bundle, 'utf8');
+    const own = [...text.matchAll(/new URL\("([^"]+)",\s*import\.meta\.url\)/g)].map((m) => m[1]!);
+    assert.ok(own.length > 0, `${bundle}: no module's own URL`);
+    for (const rel of own)
+      assert.ok(
+        existsSync(fileURLToPath(new URL(rel, pathToFileURL(bundle)))),
+        `${bundle}: ${rel} is not there`,
+      );
+    // What is left of the bundle's own URL: the banner's require, and the runner entry's library registration.
+    const bare = text.split('import.meta.url').length - 1 - own.length;
+    assert.equal(
+      bare,
+      bundle === runnerEntryFiles.bundle ? 2 : 1,
+      `${bundle}: modules reading the bundle's URL`,
+    );
+  }
+  assert.ok(readFileSync(runnerEntryFiles.bundle, 'utf8').includes('"../targets/restate/cluster.js"'));
+});
+
+test('the bundled runner finds its built-in declared targets from any working folder', () => {
+  const elsewhere = mkdtempSync(join(tmpdir(), 'limbo-cwd-'));
+  try {
+    // The target resolves (targets/etcd.limbo.ts of the checkout) before the suite is looked for.
+    const r = spawnSync(
+      process.execPath,
+      [join(root, 'bin/limbo.js'), 'run', 'no-such-suite.ts', '--target', 'etcd'],
+      {
+        cwd: elsewhere,
+        encoding: 'utf8',
+        timeout: 30_000,
+      },
+    );
+    assert.equal(r.status, 2, r.stderr);
+    assert.doesNotMatch(r.stderr, /unknown target/);
+    assert.match(r.stderr, /no-such-suite\.ts/);
+  } finally {
+    rmSync(elsewhere, { recursive: true, force: true });
+  }
 });

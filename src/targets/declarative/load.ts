@@ -4,13 +4,15 @@
 // The file is validated before anything starts (a DeclarationError names the bad field).
 import { existsSync, readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { UsageError } from '../../util/errors.js';
-import { packageRoot } from '../../util/package-root.js';
 import { importTypeScript } from '../../util/load-ts.js';
 import { isDeclaredTarget, type DeclaredTarget } from './declaration.js';
 import { validateDeclaration, type ValidateOptions } from './validate.js';
 
 const SUFFIX = '.limbo.ts';
+/** limbo's own checkout (dist/src/targets/declarative → the repository root). */
+const packageRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 
 export const looksLikePath = (target: string): boolean =>
   /[/\\]/.test(target) || /\.(m?ts|m?js|json)$/.test(target);
@@ -23,7 +25,7 @@ export function declarationFile(target: string, cwd = process.cwd()): string | u
     return file;
   }
   if (!/^[A-Za-z0-9._-]+$/.test(target)) return undefined;
-  for (const root of [cwd, packageRoot()]) {
+  for (const root of [cwd, packageRoot]) {
     const file = resolve(root, 'targets', target + SUFFIX);
     if (existsSync(file)) return file;
   }

@@ -13,12 +13,12 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { startProcess, type StartedProcess } from '../../runtime/process.js';
 import { silentLogger, type Logger } from '../../telemetry/logger.js';
 import { LimboError } from '../../util/errors.js';
 import { freePorts } from '../../util/free-ports.js';
-import { distFile } from '../../util/package-root.js';
 import { nodeConfigToml } from './node-config.js';
 import { listPartitions, type PartitionLeader } from './partitions.js';
 import { provision, registerDeployment, waitForLeaders, waitUntilServing } from './readiness.js';
@@ -156,7 +156,7 @@ export async function startRestateCluster(options: RestateClusterOptions): Promi
       );
     }
 
-    const endpointMain = distFile('src/targets/restate/endpoint-main.js');
+    const endpointMain = fileURLToPath(new URL('./endpoint-main.js', import.meta.url));
     const [servicesResult, ...nodeResults] = await Promise.allSettled([
       startProcess({
         name: 'restate-services',
