@@ -17,7 +17,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import { constants } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { formatReadyLine } from '../src/util/ready.js';
 
@@ -115,12 +115,12 @@ async function runLog(dataDir: string, partitions: number): Promise<number> {
     }),
   );
   type PLog = (typeof logs)[number];
-  const commit = async (p: number, log: PLog, fh: FileHandle): Promise<void> => {
+  const commit = async (p: number, log: PLog): Promise<void> => {
     log.writing = true;
     while (log.queue.length > 0) {
       const batch = log.queue.splice(0);
       const buf = Buffer.concat(batch.map((a) => a.payload));
-      await fh.write(buf, 0, buf.length, log.offset);
+      await log.fh.write(buf, 0, buf.length, log.offset);
       log.offset += buf.length;
       for (const a of batch) {
         log.lsn++;
@@ -136,7 +136,7 @@ async function runLog(dataDir: string, partitions: number): Promise<number> {
       else if (f.type === APPEND) {
         const log = logs[f.partition]!;
         log.queue.push({ from: c, id: f.id, payload: Buffer.from(f.payload) });
-        if (!log.writing) void commit(f.partition, log, log.fh);
+        if (!log.writing) void commit(f.partition, log);
       }
     });
   });
