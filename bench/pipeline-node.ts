@@ -20,6 +20,7 @@ import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { formatReadyLine } from '../src/util/ready.js';
+import { Conn, type Frame } from './frames.js';
 
 const HELLO = 0;
 const APPEND = 1;
@@ -27,63 +28,6 @@ const ACK = 2;
 const RECORD = 3;
 const SUBMIT = 4;
 const REPLY = 5;
-const HEADER = 10; // u32 length of the rest, u8 type, u32 id, u8 partition
-
-interface Frame {
-  type: number;
-  id: number;
-  partition: number;
-  payload: Buffer;
-}
-
-/** Frames out of a socket, written together once per tick. */
-class Conn {
-  private readonly out: Buffer[] = [];
-  private buffered: Buffer = Buffer.alloc(0);
-
-  constructor(
-    readonly socket: net.Socket,
-    onFrame: (f: Frame, c: Conn) => void,
-  ) {
-    socket.setNoDelay(true);
-    socket.on('error', () => socket.destroy());
-    socket.on('data', (chunk: Buffer) => {
-      this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);
-      let at = 0;
-      while (this.buffered.length - at >= 4) {
-        const len = this.buffered.readUInt32BE(at);
-        if (this.buffered.length - at - 4 < len) break;
-        onFrame(
-          {
-            type: this.buffered.readUInt8(at + 4),
-            id: this.buffered.readUInt32BE(at + 5),
-            partition: this.buffered.readUInt8(at + 9),
-            payload: this.buffered.subarray(at + HEADER, at + 4 + len),
-          },
-          this,
-        );
-        at += 4 + len;
-      }
-      this.buffered = this.buffered.subarray(at);
-    });
-  }
-
-  send(type: number, id: number, partition: number, payload: Buffer): void {
-    const head = Buffer.allocUnsafe(HEADER);
-    head.writeUInt32BE(HEADER - 4 + payload.length, 0);
-    head.writeUInt8(type, 4);
-    head.writeUInt32BE(id >>> 0, 5);
-    head.writeUInt8(partition, 9);
-    if (this.out.length === 0) process.nextTick(() => this.flush());
-    this.out.push(head, payload);
-  }
-
-  private flush(): void {
-    const parts = this.out.splice(0);
-    if (!this.socket.destroyed) this.socket.write(Buffer.concat(parts));
-  }
-}
-
 function listen(server: net.Server | http.Server): Promise<number> {
   return new Promise((resolve) =>
     server.listen(0, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port)),
