@@ -9,7 +9,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { startPipelineFloor } from '../../bench/pipeline-floor.js';
-import { pidAlive } from '../../src/util/pid-alive.js';
+import { processRuns } from '../helpers/process-state.js';
 
 test('the floor pipeline answers each call with its own body after appending two records', async () => {
   const floor = await startPipelineFloor(3, 4);
@@ -46,7 +46,7 @@ test('the floor pipeline answers each call with its own body after appending two
   } finally {
     await floor[Symbol.asyncDispose]();
   }
-  for (const pid of pids) assert.equal(pidAlive(pid), false, `pipeline process ${pid} still running`);
+  for (const pid of pids) assert.equal(processRuns(pid), false, `pipeline process ${pid} still running`);
 });
 
 test('the floor pipeline ends with the process that started it, even one killed with SIGKILL', async () => {
@@ -68,8 +68,8 @@ setInterval(() => {}, 1000);`;
   assert.equal(pids.length, 5);
   parent.kill('SIGKILL');
   const deadline = Date.now() + 10_000;
-  while (pids.some(pidAlive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  const left = pids.filter(pidAlive);
+  while (pids.some(processRuns) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  const left = pids.filter(processRuns);
   for (const pid of left) process.kill(pid, 'SIGKILL');
   assert.deepEqual(left, [], 'pipeline processes outlived their parent');
 });

@@ -6,7 +6,7 @@
 // LIMBO_ETCD_REQUIRED=1 (.ci/run sets it).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,19 +15,13 @@ import { runSuite } from '../../src/runner/run-suite.js';
 import { resolveTarget } from '../../src/targets/registry.js';
 import { findCommand } from '../../src/targets/declarative/validate.js';
 import type { StartedTarget, Target } from '../../src/targets/target.js';
+import { processRuns } from '../helpers/process-state.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const required = process.env['LIMBO_ETCD_REQUIRED'] === '1';
 const installed = findCommand('etcd') !== undefined;
 
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
+const alive = processRuns;
 
 test(
   'etcd is installed when LIMBO_ETCD_REQUIRED=1',

@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { processRuns } from '../helpers/process-state.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const leakySuite = join(root, 'test/soak/fixtures/leaky-suite.ts');
@@ -30,16 +31,7 @@ async function soak(
   return { code, stdout, out };
 }
 
-/** Whether a process runs (a zombie, killed but not yet reaped, does not). */
-function running(pid: number): boolean {
-  if (!existsSync(`/proc/${pid}`)) return false;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
+const running = processRuns;
 
 interface SoakJson {
   total: { runs: number; hung: number; leaks: number; errors: number };

@@ -12,18 +12,11 @@ import { at, kill, leaderOf } from '../../src/faults/index.js';
 import { leadershipChanged, noClientLeftHanging, pendingDrains } from '../../src/checkers/index.js';
 import { referenceTarget } from '../../src/targets/reference.js';
 import type { StartedTarget, Target } from '../../src/targets/target.js';
+import { processRuns } from '../helpers/process-state.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
-/** Running, or stopped; a zombie (exited, not yet reaped by its new parent) is dead. */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
+const alive = processRuns;
 
 /** PIDs whose parent is `ppid` (from /proc). */
 function childrenOf(ppid: number): number[] {
