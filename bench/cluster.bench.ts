@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TestCluster } from '../test/helpers/cluster.js';
 import { availableParallelism } from 'node:os';
-import { closedLoop, cpuMsOf, fmt, groupMemoryMiB, ownCpuMs } from './load.js';
+import { closedLoop, cpuMsOf, fmt, groupMemoryMiB, ownCpuMs, warmUp, type WarmUp } from './load.js';
 import { startPipelineFloor } from './pipeline-floor.js';
 import { recordGoal } from './summary.js';
 
@@ -34,6 +34,9 @@ export async function run(): Promise<void> {
   });
   await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
   const echoUrl = `http://127.0.0.1:${(echo.address() as AddressInfo).port}/`;
+  // Each system runs the same load unmeasured until its rate settles (load.ts warmUp), so the
+  // figures compare the services, not how far the JIT has got with them.
+  const bareWarm = await warmUp(() => post(echoUrl, '{"x":1}'), CONCURRENCY);
   const bareCpuBefore = ownCpuMs();
   const bare = await closedLoop(() => post(echoUrl, '{"x":1}'), CONCURRENCY, DURATION_MS);
   // The bare echo serves in this process: its CPU is the load generator's and the server's.
@@ -46,8 +49,10 @@ export async function run(): Promise<void> {
   let floor: Awaited<ReturnType<typeof closedLoop>>;
   let floorCpuPerCall: number[];
   let floorClientCpuPerCall: number;
+  let floorWarm: WarmUp;
   {
     await using pipeline = await startPipelineFloor(3, 4);
+    floorWarm = await warmUp(() => post(`${pipeline.url}/Echo/echo`, '{"x":1}'), CONCURRENCY);
     const before = pipeline.pids.map(cpuMsOf);
     const clientBefore = ownCpuMs();
     floor = await closedLoop(() => post(`${pipeline.url}/Echo/echo`, '{"x":1}'), CONCURRENCY, DURATION_MS);
@@ -68,6 +73,7 @@ export async function run(): Promise<void> {
     peak = Math.max(peak, now.rssSum);
     residentPeak = Math.max(residentPeak, now.resident);
   }, 200);
+  const clusterWarm = await warmUp(() => post(`${cluster.url}/Echo/echo`, '{"x":1}'), CONCURRENCY);
   const names = ['log', 'ingress', ...cluster.processors.map((_, i) => `processor-${i + 1}`)];
   const cpuBefore = pids.map(cpuMsOf);
   const clientCpuBefore = ownCpuMs();
@@ -77,7 +83,12 @@ export async function run(): Promise<void> {
   clearInterval(sampler);
 
   recordGoal('clusterP99', limbo.p99Ms / bare.p99Ms, `the no-work floor ${fmt(floor.p99Ms / bare.p99Ms, 1)}`);
-  console.log(`concurrency ${CONCURRENCY}, ${DURATION_MS} ms each`);
+  console.log(`concurrency ${CONCURRENCY}, ${DURATION_MS} ms each, after a warm-up until the rate settles`);
+  const warmLine = (name: string, w: WarmUp): string =>
+    `${name} ${fmt(w.ms / 1000, 1)} s${w.settled ? '' : ' (not settled)'}, first second ${fmt(w.coldPerSecond, 0)}/s`;
+  console.log(
+    `warm-up: ${warmLine('bare', bareWarm)}; ${warmLine('floor', floorWarm)}; ${warmLine('cluster', clusterWarm)}`,
+  );
   console.log(
     `bare node echo : ${fmt(bare.perSecond, 0)} req/s  p50 ${fmt(bare.p50Ms, 2)} ms  p99 ${fmt(bare.p99Ms, 2)} ms`,
   );

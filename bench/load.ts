@@ -42,6 +42,40 @@ export async function closedLoop(
   };
 }
 
+export interface WarmUp {
+  /** How long the load ran before the rate settled (or the bound). */
+  ms: number;
+  /** Calls/s in the first window: the system as started, before the JIT has optimised it. */
+  coldPerSecond: number;
+  /** Calls/s in the last window. */
+  settledPerSecond: number;
+  settled: boolean;
+}
+
+/**
+ * Runs the same closed loop, unmeasured, until the rate settles: two windows in a row within
+ * `tolerance` of the one before them (bounded by `maxMs`). A Node service runs its first
+ * thousands of calls in the interpreter and baseline tiers; a figure read then measures the
+ * JIT's warm-up, not the service. Every system a figure compares warms up the same way.
+ */
+export async function warmUp(
+  send: () => Promise<boolean>,
+  concurrency: number,
+  { windowMs = 1000, maxMs = 20_000, tolerance = 0.05 } = {},
+): Promise<WarmUp> {
+  const rates: number[] = [];
+  const start = performance.now();
+  for (;;) {
+    rates.push((await closedLoop(send, concurrency, windowMs)).perSecond);
+    const ms = performance.now() - start;
+    const n = rates.length;
+    const close = (a: number, b: number): boolean => Math.abs(a - b) <= tolerance * Math.max(a, b);
+    const settled = n >= 3 && close(rates[n - 1]!, rates[n - 2]!) && close(rates[n - 2]!, rates[n - 3]!);
+    if (settled || ms >= maxMs)
+      return { ms, coldPerSecond: rates[0]!, settledPerSecond: rates[n - 1]!, settled };
+  }
+}
+
 export function rssMiB(pid: number): number {
   try {
     const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

@@ -12,7 +12,7 @@ import { DEFAULT_BSP_DELAY_MS } from '../src/observe/span-sink.js';
 import { SPAN_LEDGER_ENV, type Tracing } from '../src/telemetry/tracing.js';
 import { startClientSpan } from '../src/workload/client-span.js';
 import { TestCluster } from '../test/helpers/cluster.js';
-import { closedLoop, cpuMsOf, fmt } from './load.js';
+import { closedLoop, cpuMsOf, fmt, warmUp } from './load.js';
 import { recordGoal } from './summary.js';
 
 const DURATION_MS = Number(process.env.LIMBO_BENCH_DURATION_MS ?? 5000);
@@ -46,7 +46,8 @@ async function measure(
     span?.end({ type: r.status === 200 ? 'ok' : 'fail', response: { status: r.status } });
     return r.status === 200;
   };
-  await closedLoop(send, CONCURRENCY, 1000); // warm-up
+  // Until the rate settles (load.ts): a cold cluster's first seconds measure the JIT.
+  await warmUp(send, CONCURRENCY);
   const cpu0 = cpuNow();
   const r = await closedLoop(send, CONCURRENCY, DURATION_MS);
   return { ...r, cpuMsPerCall: (cpuNow() - cpu0) / Math.max(1, r.requests) };

@@ -58,6 +58,14 @@ test('calls share one stream; the unary RPCs answer the same invocations', async
     reqs.map((_, i) => ({ i })),
   );
   assert.deepEqual(c.callStats, { streams: 1, open: 0 });
+  // The per-record gauges are read when scraped (metrics.ts ReplicaReadings): every call's
+  // invoke and end applied, every invocation completed, nothing waiting.
+  const samples = await scrape(cluster.processors[0]!.ready.addresses.metrics as string);
+  // Each partition's log holds its calls' records after at least one AnnounceLeader.
+  assert.ok(sumSamples(samples, 'limbo_processor_applied_lsn') >= 2 * reqs.length + PARTITIONS);
+  assert.equal(sumSamples(samples, 'limbo_processor_invocations', { status: 'completed' }), reqs.length);
+  assert.equal(sumSamples(samples, 'limbo_processor_invocations', { status: 'invoked' }), 0);
+  assert.equal(sumSamples(samples, 'limbo_processor_pending_rpcs'), 0);
 
   // A unary submit, then its output over the stream; a stream call's output by unary call.
   const unary = call('Echo', 'echo', { unary: true });
@@ -94,7 +102,14 @@ test('a call past its deadline or aborted fails at once, and the processor frees
   const aborted = outcome(
     c.submit(call('Sleep', 'sleep', { ms: 6000 }), { signal: abort.signal, timeoutMs: 20_000 }),
   );
-  setTimeout(() => abort.abort(), 150);
+  // The leader holds a reply slot for the aborted one (read when scraped) until it is withdrawn.
+  let held = await pending();
+  for (let i = 0; i < 40 && held < 1; i++) {
+    await new Promise((r) => setTimeout(r, 25));
+    held = await pending();
+  }
+  assert.ok(held >= 1, `no reply slot shown while a call waits (${held})`);
+  abort.abort();
   assert.equal(await late, Number(grpc.status.DEADLINE_EXCEEDED));
   assert.equal(await aborted, Number(grpc.status.CANCELLED));
   assert.ok(Date.now() - started < 2000, `gave up after ${Date.now() - started} ms`);

@@ -4,9 +4,25 @@ import { metricNames as m } from '../../protocol/names.js';
 
 export type ProcessorMetrics = ReturnType<typeof createProcessorMetrics>;
 
+/**
+ * What a replica reports on the gauges that move with every applied record and every request
+ * (applied LSN, invocations by status, pending RPCs): read when the registry is collected, so
+ * the hot path only keeps its own numbers.
+ */
+export interface ReplicaReadings {
+  readonly partition: string;
+  appliedLsn(): number;
+  invoked(): number;
+  completed(): number;
+  pendingRpcs(): number;
+}
+
 export function createProcessorMetrics(registry: Registry) {
   const registers = [registry];
+  /** The replicas hosted now; a replica that stops leaves its last reading on the gauges. */
+  const replicas = new Set<ReplicaReadings>();
   return {
+    replicas,
     isLeader: new Gauge({
       name: m.processorIsLeader,
       help: '1 on the replica that leads the partition',
@@ -30,6 +46,9 @@ export function createProcessorMetrics(registry: Registry) {
       help: 'Ingress requests waiting on this leader',
       labelNames: ['partition'],
       registers,
+      collect() {
+        for (const r of replicas) this.set({ partition: r.partition }, r.pendingRpcs());
+      },
     }),
     rpcsFailed: new Counter({
       name: m.processorRpcsFailedTotal,
@@ -42,6 +61,9 @@ export function createProcessorMetrics(registry: Registry) {
       help: 'Last applied log position',
       labelNames: ['partition'],
       registers,
+      collect() {
+        for (const r of replicas) this.set({ partition: r.partition }, r.appliedLsn());
+      },
     }),
     staleProposalsDropped: new Counter({
       name: m.processorStaleProposalsDroppedTotal,
@@ -54,6 +76,12 @@ export function createProcessorMetrics(registry: Registry) {
       help: 'Invocations held in state by status',
       labelNames: ['partition', 'status'],
       registers,
+      collect() {
+        for (const r of replicas) {
+          this.set({ partition: r.partition, status: 'invoked' }, r.invoked());
+          this.set({ partition: r.partition, status: 'completed' }, r.completed());
+        }
+      },
     }),
   };
 }

@@ -26,8 +26,7 @@ import { contextFromTraceparent, contextOf, traceparentOf } from '../../telemetr
 import { grpc } from '../../protocol/grpc.js';
 import { Backoff, sleep } from '../../util/backoff.js';
 import { Invoker } from './invoker.js';
-import type { ProcessorMetrics } from './metrics.js';
-import type { Gauge } from 'prom-client';
+import type { ProcessorMetrics, ReplicaReadings } from './metrics.js';
 import { PartitionStateMachine, type ApplyEffect, type InvocationState } from './state-machine.js';
 import { messageOf } from '../../util/errors.js';
 import { initialLeadership, transition, type LeadershipEvent, type LeadershipState } from './leadership.js';
@@ -74,14 +73,8 @@ export class PartitionReplica {
   private knownLeader: w.PartitionAssignment | undefined;
   private readonly now: () => number;
   private readonly labels: { partition: string };
-  /** The series set on every applied record and every request, looked up once (prom-client
-   * validates and hashes a label object on each call). */
-  private readonly series: {
-    appliedLsn: Gauge.Internal<'partition'>;
-    invoked: Gauge.Internal<'partition' | 'status'>;
-    completed: Gauge.Internal<'partition' | 'status'>;
-    pendingRpcs: Gauge.Internal<'partition'>;
-  };
+  /** What the per-record gauges read at scrape time (metrics.ts ReplicaReadings). */
+  private readonly readings: ReplicaReadings;
   private tailLoop: Promise<void> | undefined;
   private retentionTimer: NodeJS.Timeout | undefined;
 
@@ -92,16 +85,16 @@ export class PartitionReplica {
     this.sm = new PartitionStateMachine({ keepSeqAcrossEpochs: this.bugs.has('fenced-ack') });
     this.now = o.now ?? Date.now;
     this.labels = { partition: String(o.partition) };
-    this.series = {
-      appliedLsn: o.metrics.appliedLsn.labels(this.labels),
-      invoked: o.metrics.invocations.labels({ ...this.labels, status: 'invoked' }),
-      completed: o.metrics.invocations.labels({ ...this.labels, status: 'completed' }),
-      pendingRpcs: o.metrics.pendingRpcs.labels(this.labels),
+    this.readings = {
+      partition: this.labels.partition,
+      appliedLsn: () => this.sm.appliedLsn,
+      invoked: () => this.sm.counts().invoked,
+      completed: () => this.sm.counts().completed,
+      pendingRpcs: () => this.waiters.size,
     };
+    o.metrics.replicas.add(this.readings);
     o.metrics.isLeader.set(this.labels, 0);
-    this.series.pendingRpcs.set(0);
     o.metrics.leaderEpoch.set(this.labels, 0);
-    this.series.appliedLsn.set(0);
     o.metrics.staleProposalsDropped.inc(this.labels, 0);
     for (const transition of ['became_leader', 'stepped_down'])
       o.metrics.leadershipChanges.inc({ ...this.labels, transition }, 0);
@@ -120,6 +113,14 @@ export class PartitionReplica {
     this.abort.abort(new Error('replica stopped'));
     clearInterval(this.retentionTimer);
     await this.tailLoop;
+    // Its gauges keep the last reading, as they did when each record set them.
+    const m = this.o.metrics;
+    const r = this.readings;
+    m.appliedLsn.set(this.labels, r.appliedLsn());
+    m.pendingRpcs.set(this.labels, r.pendingRpcs());
+    m.invocations.set({ ...this.labels, status: 'invoked' }, r.invoked());
+    m.invocations.set({ ...this.labels, status: 'completed' }, r.completed());
+    m.replicas.delete(r);
   }
 
   get isLeader(): boolean {
@@ -385,11 +386,7 @@ export class PartitionReplica {
         )
         .end();
     }
-    this.series.appliedLsn.set(entry.lsn);
     this.onEffect(effect, record);
-    const counts = this.sm.counts();
-    this.series.invoked.set(counts.invoked);
-    this.series.completed.set(counts.completed);
   }
 
   private onEffect(effect: ApplyEffect, record: LogRecord): void {
@@ -618,7 +615,6 @@ export class PartitionReplica {
       signal?.addEventListener('abort', () => this.finish(waiter, this.error('INTERNAL', 'cancelled')), {
         once: true,
       });
-      this.series.pendingRpcs.set(this.waiters.size);
       if (prev) {
         // A resend of a request still in flight takes over its reply slot; nothing is proposed again.
         this.waiters.takeOver(prev, waiter);
@@ -650,7 +646,6 @@ export class PartitionReplica {
 
   private finish(waiter: Waiter, response: Reply): void {
     if (!this.waiters.remove(waiter)) return;
-    this.series.pendingRpcs.set(this.waiters.size);
     waiter.reply(response);
   }
 

@@ -77,8 +77,20 @@ export class PartitionStateMachine {
         }
         const existing = this.invocations.get(record.invocationId);
         if (existing) return { kind: 'invoked', invocation: existing, isNew: false, record };
-        const { type: _type, proposal: _proposal, createdAtMs: _createdAtMs, ...fields } = record;
-        const invocation: InvocationState = { ...fields, invokedAtLsn: lsn, status: 'invoked' };
+        // Field by field (no rest/spread): this runs for every invoke on every replica.
+        const invocation: InvocationState = {
+          invocationId: record.invocationId,
+          service: record.service,
+          key: record.key,
+          handler: record.handler,
+          payload: record.payload,
+          invokedAtLsn: lsn,
+          status: 'invoked',
+        };
+        if (record.idempotencyKey !== undefined) invocation.idempotencyKey = record.idempotencyKey;
+        if (record.traceparent !== undefined) invocation.traceparent = record.traceparent;
+        if (record.ingressId !== undefined) invocation.ingressId = record.ingressId;
+        if (record.requestId !== undefined) invocation.requestId = record.requestId;
         this.invocations.set(record.invocationId, invocation);
         this.invokedCount++;
         return { kind: 'invoked', invocation, isNew: true, record };
