@@ -1,0 +1,58 @@
+// The partition file's cache of recent batches, on its own in this process (what it measures
+// is every buffer the process holds, so no other test may share the process).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { PartitionLog } from '../../src/services/log/partition-log.js';
+import { silentLogger } from '../../src/telemetry/logger.js';
+import { collectGarbage } from '../../src/util/gc.js';
+import { tempDir } from './log-harness.js';
+
+function payload(i: number, bytes: number): Buffer {
+  const b = Buffer.alloc(bytes, i % 251);
+  b.writeUInt32LE(i, 0);
+  return b;
+}
+
+test('the cache of recent batches holds what its bound says: small batches pin no shared buffer pool', async () => {
+  // Node hands out small Buffer.allocUnsafe()s as slices of shared 8 KiB slabs: a cached batch
+  // of 100 bytes cut from one would keep the whole slab, with whatever else the process cut
+  // from it (gRPC frames, protobuf), alive for as long as the batch stays cached.
+  using dir = tempDir();
+  const bound = 64 * 1024;
+  const log = await PartitionLog.open({
+    partition: 0,
+    file: join(dir.path, 'p.log'),
+    logger: silentLogger,
+    maxCachedBytes: bound,
+  });
+  try {
+    assert.ok(collectGarbage(), 'a full collection is available');
+    const before = process.memoryUsage().arrayBuffers;
+    let garbage = 0;
+    for (let i = 0; i < 3000; i++) {
+      await log.append([payload(i, 100)]);
+      // What the rest of a log server cuts from the same pool between two group commits.
+      for (let j = 0; j < 4; j++) garbage += Buffer.allocUnsafe(2000).length;
+    }
+    // Twice, a turn apart: V8 frees a collected buffer's memory on a background sweep.
+    collectGarbage();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    collectGarbage();
+    const held = process.memoryUsage().arrayBuffers - before;
+    assert.ok(garbage > 20 * 1024 * 1024);
+    assert.ok(
+      held < 4 * bound,
+      `${(held / 1024).toFixed(0)} KiB of buffers held for a ${bound / 1024} KiB cache`,
+    );
+    // The cache still serves the newest records (from memory: maxCachedBytes bounds it).
+    const newest = await log.read(2990, { maxEntries: 100, maxBytes: 1024 * 1024 });
+    assert.deepEqual(
+      newest.map((e) => e.lsn),
+      Array.from({ length: 11 }, (_, i) => 2990 + i),
+    );
+    newest.forEach((e) => assert.ok(e.payload.equals(payload(e.lsn - 1, 100))));
+  } finally {
+    await log.close();
+  }
+});
