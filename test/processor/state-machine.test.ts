@@ -108,6 +108,25 @@ test('expiry forgets the output, never the fact that the invocation completed', 
   assert.equal(again.kind === 'invoked' && again.isNew, false);
 });
 
+test('a completed invocation keeps its output, not its input; a running one keeps its input', () => {
+  const { sm } = applyAll([
+    { type: 'announce_leader', node: 'p1', epoch: 1 },
+    invoke('i1', 1, 1),
+    invoke('i2', 1, 2),
+    end('i1', 1, 3, '1'),
+  ]);
+  assert.equal(sm.get('i1')?.payload, '');
+  assert.equal(sm.get('i1')?.output?.value, '1');
+  assert.equal(sm.get('i2')?.payload, '{"delta":1}');
+  assert.deepEqual(
+    sm.running().map((i) => [i.invocationId, i.payload]),
+    [['i2', '{"delta":1}']],
+  );
+  // A resubmit of the finished invocation is still known (and not run again).
+  const again = sm.apply(5, invoke('i1', 1, 4));
+  assert.equal(again.kind === 'invoked' && again.isNew, false);
+});
+
 test('counts follow every record, dropped ones and redeliveries included', () => {
   // The counts are kept as records apply (never a scan); compare them with the invocations
   // themselves after a log that mixes new, duplicate, fenced and repeated records.

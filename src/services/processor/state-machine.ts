@@ -22,6 +22,9 @@ export interface InvocationState extends Pick<
   | 'ingressId'
   | 'requestId'
 > {
+  // `payload` (the request body) is '' once the invocation completed: nothing reads a finished
+  // invocation's input, and completed invocations are kept for the output retention (an hour
+  // by default), so a body kept beside each would hold ~retention × calls/s × its size.
   /** LSN of the Invoke record: keyed invocations run in this order. */
   invokedAtLsn: number;
   status: 'invoked' | 'completed';
@@ -106,6 +109,7 @@ export class PartitionStateMachine {
           else this.kv.set(u.key, u.value);
         }
         invocation.status = 'completed';
+        invocation.payload = '';
         this.invokedCount--;
         this.completedCount++;
         invocation.output = {
