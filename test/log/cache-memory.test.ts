@@ -35,14 +35,18 @@ test('the cache of recent batches holds what its bound says: small batches pin n
       // What the rest of a log server cuts from the same pool between two group commits.
       for (let j = 0; j < 4; j++) garbage += Buffer.allocUnsafe(2000).length;
     }
-    // Twice, a turn apart: V8 frees a collected buffer's memory on a background sweep.
-    collectGarbage();
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    collectGarbage();
-    const held = process.memoryUsage().arrayBuffers - before;
+    // V8 frees a collected buffer's memory on a background sweep: collect, and look again a
+    // turn later, a bounded number of times (what the cache keeps alive never goes).
+    const limit = 4 * bound;
+    let held = Infinity;
+    for (let i = 0; i < 10 && held >= limit; i++) {
+      collectGarbage();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      held = process.memoryUsage().arrayBuffers - before;
+    }
     assert.ok(garbage > 20 * 1024 * 1024);
     assert.ok(
-      held < 4 * bound,
+      held < limit,
       `${(held / 1024).toFixed(0)} KiB of buffers held for a ${bound / 1024} KiB cache`,
     );
     // The cache still serves the newest records (from memory: maxCachedBytes bounds it).

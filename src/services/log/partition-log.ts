@@ -172,7 +172,7 @@ export class PartitionLog {
     this.pendingBytes -= bytes;
     // Its own memory, not a slice of Node's shared 8 KiB pool: the batch may stay cached
     // (remember) long after, and a cached slice would keep its whole slab alive, with all else
-    // the process cut from it — ~49× the cache's bound in small batches (partition-log.test).
+    // the process cut from it — ~49× the cache's bound in small batches (cache-memory.test).
     const buf = Buffer.allocUnsafeSlow(bytes);
     const newStarts: number[] = [];
     let at = 0;
