@@ -6,13 +6,7 @@ import { join } from 'node:path';
 import { PartitionLog } from '../../src/services/log/partition-log.js';
 import { silentLogger } from '../../src/telemetry/logger.js';
 import { collectGarbage } from '../../src/util/gc.js';
-import { tempDir } from './log-harness.js';
-
-function payload(i: number, bytes: number): Buffer {
-  const b = Buffer.alloc(bytes, i % 251);
-  b.writeUInt32LE(i, 0);
-  return b;
-}
+import { recordOf, tempDir } from './log-harness.js';
 
 test('the cache of recent batches holds what its bound says: small batches pin no shared buffer pool', async () => {
   // Node hands out small Buffer.allocUnsafe()s as slices of shared 8 KiB slabs: a cached batch
@@ -31,7 +25,7 @@ test('the cache of recent batches holds what its bound says: small batches pin n
     const before = process.memoryUsage().arrayBuffers;
     let garbage = 0;
     for (let i = 0; i < 3000; i++) {
-      await log.append([payload(i, 100)]);
+      await log.append([recordOf(i, 100)]);
       // What the rest of a log server cuts from the same pool between two group commits.
       for (let j = 0; j < 4; j++) garbage += Buffer.allocUnsafe(2000).length;
     }
@@ -55,7 +49,7 @@ test('the cache of recent batches holds what its bound says: small batches pin n
       newest.map((e) => e.lsn),
       Array.from({ length: 11 }, (_, i) => 2990 + i),
     );
-    newest.forEach((e) => assert.ok(e.payload.equals(payload(e.lsn - 1, 100))));
+    newest.forEach((e) => assert.ok(e.payload.equals(recordOf(e.lsn - 1, 100))));
   } finally {
     await log.close();
   }

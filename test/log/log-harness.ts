@@ -8,6 +8,13 @@ import type { ControllerClient, grpc } from '../../src/protocol/grpc.js';
 import type { LogEntry, PartitionTable, ReadResponse } from '../../src/protocol/wire.js';
 import { limboCommand, startLimboService, type StartedProcess } from '../../src/runtime/process.js';
 
+/** Record i of a test, `bytes` long: its number, then a byte that tells records apart. */
+export function recordOf(i: number, bytes: number): Buffer {
+  const b = Buffer.alloc(bytes, i % 251);
+  b.writeUInt32LE(i, 0);
+  return b;
+}
+
 export function tempDir(prefix = 'limbo-log-test-'): { path: string } & Disposable {
   const path = mkdtempSync(join(tmpdir(), prefix));
   return { path, [Symbol.dispose]: () => rmSync(path, { recursive: true, force: true }) };

@@ -7,13 +7,7 @@ import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PartitionLog } from '../../src/services/log/partition-log.js';
 import { silentLogger } from '../../src/telemetry/logger.js';
-import { tempDir } from './log-harness.js';
-
-function payload(i: number, bytes: number): Buffer {
-  const b = Buffer.alloc(bytes, i % 251);
-  b.writeUInt32LE(i, 0);
-  return b;
-}
+import { recordOf, tempDir } from './log-harness.js';
 
 test('reopening recovers every record, across scan chunks and larger than one', async () => {
   using dir = tempDir();
@@ -21,7 +15,7 @@ test('reopening recovers every record, across scan chunks and larger than one', 
   // Sizes chosen so frames straddle the 1 MiB scan chunk and one record exceeds it.
   const sizes = [10, 300_000, 500_000, 400_000, 1_600_000, 7, 700_000, 123_456, 4];
   const log = await PartitionLog.open({ partition: 0, file, logger: silentLogger });
-  for (const [i, size] of sizes.entries()) await log.append([payload(i, size)]);
+  for (const [i, size] of sizes.entries()) await log.append([recordOf(i, size)]);
   await log.close();
   appendFileSync(file, Buffer.from([1, 2, 3])); // and a torn tail
 
@@ -39,7 +33,7 @@ test('reopening recovers every record, across scan chunks and larger than one', 
       got.map((b) => b.length),
       sizes,
     );
-    got.forEach((b, i) => assert.ok(b.equals(payload(i, sizes[i]!)), `record ${i + 1}`));
+    got.forEach((b, i) => assert.ok(b.equals(recordOf(i, sizes[i]!)), `record ${i + 1}`));
     const next = await reopened.append([Buffer.from('next')]);
     assert.equal(next.firstLsn, sizes.length + 1);
   } finally {
@@ -59,7 +53,7 @@ test('group commit: concurrent appends share fsyncs, each gets its own LSNs', as
   });
   try {
     const results = await Promise.all(
-      Array.from({ length: 64 }, (_, i) => log.append([payload(i, 50), payload(i, 60)])),
+      Array.from({ length: 64 }, (_, i) => log.append([recordOf(i, 50), recordOf(i, 60)])),
     );
     const lsns = results.flatMap((r) => [r.firstLsn, r.lastLsn]).sort((a, b) => a - b);
     assert.deepEqual(
@@ -85,7 +79,7 @@ test('appends beyond the pending bound are refused as overloaded, the rest stay 
   });
   try {
     const results = await Promise.allSettled(
-      Array.from({ length: 40 }, (_, i) => log.append([payload(i, 100)])),
+      Array.from({ length: 40 }, (_, i) => log.append([recordOf(i, 100)])),
     );
     const refused = results.filter((r) => r.status === 'rejected');
     assert.ok(refused.length > 0, 'some appends were refused');
@@ -109,7 +103,8 @@ test('reads of recent records come from memory, older ones from the file, the sa
   // A small cache: the first records fall out of it, the last stay; reads span both.
   const log = await PartitionLog.open({ partition: 0, file, logger: silentLogger, maxCachedBytes: 4096 });
   const n = 60;
-  for (let i = 0; i < n; i += 3) await log.append([payload(i, 100), payload(i + 1, 150), payload(i + 2, 50)]);
+  for (let i = 0; i < n; i += 3)
+    await log.append([recordOf(i, 100), recordOf(i + 1, 150), recordOf(i + 2, 50)]);
   try {
     for (const [from, max] of [
       [1, 1000],
@@ -122,7 +117,7 @@ test('reads of recent records come from memory, older ones from the file, the sa
       for (const e of entries) {
         const i = e.lsn - 1;
         const size = i % 3 === 0 ? 100 : i % 3 === 1 ? 150 : 50;
-        assert.ok(e.payload.equals(payload(i, size)), `record ${e.lsn} read from ${from}`);
+        assert.ok(e.payload.equals(recordOf(i, size)), `record ${e.lsn} read from ${from}`);
       }
     }
   } finally {
@@ -134,7 +129,7 @@ test('reads of recent records come from memory, older ones from the file, the sa
     const fromFile = await reopened.read(1, { maxEntries: 1000, maxBytes: 1024 * 1024 });
     assert.equal(fromFile.length, n);
     fromFile.forEach((e, i) =>
-      assert.ok(e.payload.equals(payload(i, i % 3 === 0 ? 100 : i % 3 === 1 ? 150 : 50))),
+      assert.ok(e.payload.equals(recordOf(i, i % 3 === 0 ? 100 : i % 3 === 1 ? 150 : 50))),
     );
   } finally {
     await reopened.close();
