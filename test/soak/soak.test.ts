@@ -4,10 +4,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { findCommand } from '../../src/targets/declarative/validate.js';
 import { processRuns } from '../helpers/process-state.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -70,9 +71,7 @@ test('a suite that leaves a child process and a temp dir behind is caught, and t
   }
 });
 
-const etcdInstalled = (process.env.PATH ?? '')
-  .split(':')
-  .some((d) => d !== '' && existsSync(join(d, 'etcd')));
+const etcdInstalled = findCommand('etcd') !== undefined;
 
 test(
   'on a declared target, a suite it cannot serve is skipped with the reason, never run as a false alarm',

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { runnerEntry, runnerEntryFiles, type RunnerLibrary } from '../../src/cli/entry.js';
 import { checkerNames } from '../../src/index.js';
+import { findCommand } from '../../src/targets/declarative/validate.js';
 import { mapStack } from '../../src/util/stack-map.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -147,12 +148,11 @@ test('the bundled runner finds its built-in declared targets from any working fo
     assert.doesNotMatch(r.stderr, /unknown target/);
     // Without etcd on PATH the found target is refused for its missing command (naming its
     // file) before any suite is looked for; with it, the suite is what is missing.
-    const etcdOnPath = (process.env.PATH ?? '')
-      .split(':')
-      .some((d) => d !== '' && existsSync(join(d, 'etcd')));
     assert.match(
       r.stderr,
-      etcdOnPath ? /no-such-suite\.ts/ : /targets\/etcd\.limbo\.ts:[\s\S]*etcd not found/,
+      findCommand('etcd') !== undefined
+        ? /no-such-suite\.ts/
+        : /targets\/etcd\.limbo\.ts:[\s\S]*etcd not found/,
     );
   } finally {
     rmSync(elsewhere, { recursive: true, force: true });
