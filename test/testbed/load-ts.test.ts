@@ -2,7 +2,7 @@
 // TypeScript imports are part of it, its package imports are the runner's own modules, each
 // file keeps its own import.meta, errors name the .ts file and line, and nothing is left
 // behind (no temporary folder, no esbuild process).
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -55,6 +55,12 @@ writeFileSync(
   `import { nothing } from 'no-such-package-anywhere';\nexport default nothing;\n`,
 );
 
+// The loader's temporary folders go to os.tmpdir(), which reads TMPDIR at each call: this file's
+// own, so a test file running beside it (and loading suites into the shared /tmp) cannot show up
+// as a folder left behind here — it did once in a CI rehearsal.
+const ownTmp = mkdtempSync(join(tmpdir(), 'limbo-load-ts-tmp-'));
+process.env.TMPDIR = ownTmp;
+after(() => rmSync(ownTmp, { recursive: true, force: true }));
 const ownTemporaries = () => readdirSync(tmpdir()).filter((f) => f.startsWith('limbo-ts-'));
 
 test('a suite split over files loads as one module that imports the runner’s own limbo', async () => {
