@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { startPipelineFloor } from '../../bench/pipeline-floor.js';
@@ -70,6 +70,16 @@ setInterval(() => {}, 1000);`;
   const deadline = Date.now() + 10_000;
   while (pids.some(processRuns) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   const left = pids.filter(processRuns);
+  // What each one left was doing (state, parent, kernel wait), so a failure says why.
+  const doing = left.map((pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return `${pid}: state ${state}, parent ${ppid}, wchan ${readFileSync(`/proc/${pid}/wchan`, 'utf8')}`;
+    } catch {
+      return `${pid}: gone`;
+    }
+  });
   for (const pid of left) process.kill(pid, 'SIGKILL');
-  assert.deepEqual(left, [], 'pipeline processes outlived their parent');
+  assert.deepEqual(left, [], `pipeline processes outlived their parent (${doing.join('; ')})`);
 });
