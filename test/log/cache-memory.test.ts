@@ -54,3 +54,36 @@ test('the cache of recent batches holds what its bound says: small batches pin n
     await log.close();
   }
 });
+
+test('the cache of recent batches lets go of the bytes of every batch it drops, large ones too', async () => {
+  using dir = tempDir();
+  const bound = 1024 * 1024;
+  const log = await PartitionLog.open({
+    partition: 0,
+    file: join(dir.path, 'p.log'),
+    logger: silentLogger,
+    maxCachedBytes: bound,
+  });
+  try {
+    assert.ok(collectGarbage(), 'a full collection is available');
+    const before = process.memoryUsage().arrayBuffers;
+    // 400 batches of 64 KiB: 25 MiB through a cache of 1 MiB, ~384 of them dropped.
+    for (let i = 0; i < 400; i++) await log.append([recordOf(i, 64 * 1024)]);
+    const limit = 4 * bound;
+    let held = Infinity;
+    for (let i = 0; i < 50 && held >= limit; i++) {
+      collectGarbage();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      held = process.memoryUsage().arrayBuffers - before;
+    }
+    assert.ok(
+      held < limit,
+      `${(held / 1024).toFixed(0)} KiB of buffers held for a ${bound / 1024} KiB cache`,
+    );
+    const entries = await log.read(1, { maxEntries: 400, maxBytes: 64 * 1024 * 1024 });
+    assert.equal(entries.length, 400);
+    for (const e of entries) assert.ok(e.payload.equals(recordOf(e.lsn - 1, 64 * 1024)), `record ${e.lsn}`);
+  } finally {
+    await log.close();
+  }
+});

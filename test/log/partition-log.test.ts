@@ -135,3 +135,32 @@ test('reads of recent records come from memory, older ones from the file, the sa
     await reopened.close();
   }
 });
+
+test('the cache of recent batches stays right while thousands fall out of it', async () => {
+  using dir = tempDir();
+  const file = join(dir.path, 'p.log');
+  // One record a batch, ~40 batches in the cache: 3,000 appends drop ~2,960 of them, past
+  // the point where dropped entries are cut off the cache's array in one go (1,024).
+  const log = await PartitionLog.open({ partition: 0, file, logger: silentLogger, maxCachedBytes: 40 * 400 });
+  const sizeOf = (i: number): number => 20 + (i % 7) * 10;
+  const n = 3000;
+  try {
+    for (let i = 0; i < n; i++) {
+      await log.append([recordOf(i, sizeOf(i))]);
+      if (i % 250 !== 249) continue;
+      // Now and then a read of the newest records, of ones just out of the cache, and across.
+      for (const from of [i + 1 - 5, i + 1 - 60, 1]) {
+        const entries = await log.read(from, { maxEntries: 70, maxBytes: 1024 * 1024 });
+        assert.equal(entries[0]?.lsn, from);
+        for (const e of entries)
+          assert.ok(e.payload.equals(recordOf(e.lsn - 1, sizeOf(e.lsn - 1))), `record ${e.lsn}`);
+      }
+    }
+    const all = await log.read(1, { maxEntries: n, maxBytes: 64 * 1024 * 1024 });
+    assert.equal(all.length, n);
+    for (const e of all)
+      assert.ok(e.payload.equals(recordOf(e.lsn - 1, sizeOf(e.lsn - 1))), `record ${e.lsn}`);
+  } finally {
+    await log.close();
+  }
+});

@@ -49,16 +49,20 @@ export function createLogMetrics(registry: Registry): LogMetrics {
   });
   return {
     partitionHooks(partition) {
+      // The labelled children, looked up once: a lookup hashes the labels on every call.
       const labels = { partition: String(partition) };
-      appends.inc(labels, 0);
-      fsyncs.inc(labels, 0);
+      const appendsOf = appends.labels(labels);
+      const fsyncsOf = fsyncs.labels(labels);
+      const tailOf = tail.labels(labels);
+      appendsOf.inc(0);
+      fsyncsOf.inc(0);
       return {
         onAppended: (records, durationMs) => {
-          appends.inc(labels, records);
+          appendsOf.inc(records);
           appendDuration.observe(durationMs / 1000);
         },
-        onFsync: () => fsyncs.inc(labels),
-        onTail: (lsn) => tail.set(labels, lsn),
+        onFsync: () => fsyncsOf.inc(),
+        onTail: (lsn) => tailOf.set(lsn),
       };
     },
     leaderChanged: (partition, reason) => leaderChanges.inc({ partition: String(partition), reason }),
