@@ -18,6 +18,7 @@
 // already on the wire). A batch whose appends have all been answered so is cancelled.
 import { status } from '@grpc/grpc-js';
 import type * as w from './wire.js';
+import { Fifo } from '../util/fifo.js';
 import { statusError, type StatusError } from './mux-stream.js';
 
 /** The error an append rejects with: shaped as a grpc-js ServiceError (code, details, message). */
@@ -58,7 +59,8 @@ interface Pending {
 export const appendError = statusError;
 
 export class AppendBatcher {
-  private readonly queue: Pending[] = [];
+  /** Appends waiting for a batch; one given up on stays until reached, skipped then. */
+  private readonly queue = new Fifo<Pending>();
   private inFlight = 0;
   private readonly maxInFlight: number;
   private readonly maxItems: number;
@@ -124,11 +126,9 @@ export class AppendBatcher {
     return true;
   }
 
-  /** Answers `p` with `err` now: out of the queue, or its batch cancelled once nobody waits on it. */
+  /** Answers `p` with `err` now: skipped when its turn in the queue comes, or its batch cancelled once nobody waits on it. */
   private giveUp(p: Pending, err: AppendError): void {
     if (!this.settle(p)) return;
-    const at = this.queue.indexOf(p);
-    if (at >= 0) this.queue.splice(at, 1);
     p.reject(err);
     const batch = this.onWire.get(p);
     if (batch && batch.items.every((q) => q.settled)) batch.call.cancel();
@@ -152,7 +152,11 @@ export class AppendBatcher {
     let bytes = 0;
     let deadline: number | undefined = 0;
     while (this.queue.length > 0 && items.length < this.maxItems) {
-      const p = this.queue[0] as Pending;
+      const p = this.queue.peek() as Pending;
+      if (p.settled) {
+        this.queue.shift(); // given up on (deadline, abort) while it waited
+        continue;
+      }
       if (items.length > 0 && bytes + p.bytes > this.maxBytes) break;
       this.queue.shift();
       items.push(p);
@@ -160,6 +164,7 @@ export class AppendBatcher {
       deadline =
         p.deadline === undefined || deadline === undefined ? undefined : Math.max(deadline, p.deadline);
     }
+    if (items.length === 0) return;
     this.inFlight++;
     this.calls++;
     this.appends += items.length;

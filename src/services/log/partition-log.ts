@@ -17,6 +17,7 @@ import { constants, write } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import type { LogEntry } from '../../protocol/wire.js';
 import type { Logger } from '../../telemetry/logger.js';
+import { Fifo } from '../../util/fifo.js';
 import { LogServerError } from './errors.js';
 import { checkFrame, frameBytes, FRAME_HEADER_BYTES, writeFrame } from './frame.js';
 import { recoverLogFile } from './recover-log-file.js';
@@ -56,7 +57,7 @@ export interface ReadLimits {
 }
 
 export class PartitionLog {
-  private readonly queue: PendingAppend[] = [];
+  private readonly queue = new Fifo<PendingAppend>();
   private pendingBytes = 0;
   private flushing: Promise<void> | undefined;
   private failed: Error | undefined;
@@ -168,7 +169,7 @@ export class PartitionLog {
     const batch: PendingAppend[] = [];
     let bytes = 0;
     while (this.queue.length > 0) {
-      const next = this.queue[0] as PendingAppend;
+      const next = this.queue.peek() as PendingAppend;
       if (batch.length > 0 && bytes + next.bytes > this.maxBatchBytes) break;
       batch.push(next);
       this.queue.shift();
@@ -199,7 +200,7 @@ export class PartitionLog {
         error: this.failed,
       });
       const e = new LogServerError('E_LOG_FAILED', `partition ${this.o.partition}: ${this.failed.message}`);
-      for (const p of [...batch, ...this.queue.splice(0)]) p.reject(e);
+      for (const p of [...batch, ...this.queue.takeAll()]) p.reject(e);
       this.pendingBytes = 0;
       return;
     }
@@ -332,7 +333,7 @@ export class PartitionLog {
     this.closed = true;
     const stopped = new LogServerError('E_STOPPED', 'log server is stopping');
     // Appends queued behind the flush under way are refused, never half-acknowledged.
-    const queued = this.queue.splice(0);
+    const queued = this.queue.takeAll();
     this.pendingBytes = 0;
     for (const p of queued) p.reject(stopped);
     await this.flushing;

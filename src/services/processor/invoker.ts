@@ -15,6 +15,7 @@ import { spanAttributes as A } from '../../protocol/names.js';
 import type { Logger } from '../../telemetry/logger.js';
 import { contextFromTraceparent } from '../../telemetry/tracing.js';
 import { Backoff, sleep } from '../../util/backoff.js';
+import { Fifo } from '../../util/fifo.js';
 import { findHandler, HandlerError } from './handlers.js';
 import type { InvocationState } from './state-machine.js';
 
@@ -32,9 +33,9 @@ export interface InvokerOptions {
 
 export class Invoker {
   private readonly abort = new AbortController();
-  private readonly keyQueues = new Map<string, InvocationState[]>();
+  private readonly keyQueues = new Map<string, Fifo<InvocationState>>();
   private readonly scheduled = new Set<string>();
-  private readonly waiting: InvocationState[] = [];
+  private readonly waiting = new Fifo<InvocationState>();
   private running = 0;
   private readonly maxConcurrent: number;
 
@@ -54,7 +55,7 @@ export class Invoker {
         q.push(inv);
         return;
       }
-      this.keyQueues.set(qk, [inv]);
+      this.keyQueues.set(qk, Fifo.of(inv));
     }
     this.enqueue(inv);
   }
@@ -69,7 +70,7 @@ export class Invoker {
     const qk = `${inv.service}/${inv.key}`;
     const q = this.keyQueues.get(qk);
     if (q) q.push(inv);
-    else this.keyQueues.set(qk, [inv]);
+    else this.keyQueues.set(qk, Fifo.of(inv));
   }
 
   /** The End of an invocation was applied: the next one of its key may start. */
@@ -77,9 +78,9 @@ export class Invoker {
     this.scheduled.delete(inv.invocationId);
     const qk = `${inv.service}/${inv.key}`;
     const q = this.keyQueues.get(qk);
-    if (!q || q[0]?.invocationId !== inv.invocationId) return;
+    if (!q || q.peek()?.invocationId !== inv.invocationId) return;
     q.shift();
-    const next = q[0];
+    const next = q.peek();
     if (next) this.enqueue(next);
     else this.keyQueues.delete(qk);
   }
@@ -87,7 +88,7 @@ export class Invoker {
   stop(): void {
     this.abort.abort(new Error('invoker stopped'));
     this.keyQueues.clear();
-    this.waiting.length = 0;
+    this.waiting.clear();
   }
 
   private enqueue(inv: InvocationState): void {
