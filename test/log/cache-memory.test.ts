@@ -8,18 +8,33 @@ import { silentLogger } from '../../src/telemetry/logger.js';
 import { collectGarbage } from '../../src/util/gc.js';
 import { recordOf, tempDir } from './log-harness.js';
 
+/** A partition file in a fresh folder with a cache bound of `maxCachedBytes`. */
+async function openLog(dir: string, maxCachedBytes: number): Promise<PartitionLog> {
+  return PartitionLog.open({ partition: 0, file: join(dir, 'p.log'), logger: silentLogger, maxCachedBytes });
+}
+
+/**
+ * The buffer bytes held past `before`. V8 frees a collected buffer's memory on a background
+ * sweep: collect, and look again a turn later, a bounded number of times, until under `limit`
+ * (what the cache keeps alive never goes).
+ */
+async function heldAfterCollecting(before: number, limit: number): Promise<number> {
+  let held = Infinity;
+  for (let i = 0; i < 50 && held >= limit; i++) {
+    collectGarbage();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    held = process.memoryUsage().arrayBuffers - before;
+  }
+  return held;
+}
+
 test('the cache of recent batches holds what its bound says: small batches pin no shared buffer pool', async () => {
   // Node hands out small Buffer.allocUnsafe()s as slices of shared 8 KiB slabs: a cached batch
   // of 100 bytes cut from one would keep the whole slab, with whatever else the process cut
   // from it (gRPC frames, protobuf), alive for as long as the batch stays cached.
   using dir = tempDir();
   const bound = 64 * 1024;
-  const log = await PartitionLog.open({
-    partition: 0,
-    file: join(dir.path, 'p.log'),
-    logger: silentLogger,
-    maxCachedBytes: bound,
-  });
+  const log = await openLog(dir.path, bound);
   try {
     assert.ok(collectGarbage(), 'a full collection is available');
     const before = process.memoryUsage().arrayBuffers;
@@ -29,15 +44,8 @@ test('the cache of recent batches holds what its bound says: small batches pin n
       // What the rest of a log server cuts from the same pool between two group commits.
       for (let j = 0; j < 4; j++) garbage += Buffer.allocUnsafe(2000).length;
     }
-    // V8 frees a collected buffer's memory on a background sweep: collect, and look again a
-    // turn later, a bounded number of times (what the cache keeps alive never goes).
     const limit = 4 * bound;
-    let held = Infinity;
-    for (let i = 0; i < 50 && held >= limit; i++) {
-      collectGarbage();
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      held = process.memoryUsage().arrayBuffers - before;
-    }
+    const held = await heldAfterCollecting(before, limit);
     assert.ok(garbage > 20 * 1024 * 1024);
     assert.ok(
       held < limit,
@@ -58,24 +66,14 @@ test('the cache of recent batches holds what its bound says: small batches pin n
 test('the cache of recent batches lets go of the bytes of every batch it drops, large ones too', async () => {
   using dir = tempDir();
   const bound = 1024 * 1024;
-  const log = await PartitionLog.open({
-    partition: 0,
-    file: join(dir.path, 'p.log'),
-    logger: silentLogger,
-    maxCachedBytes: bound,
-  });
+  const log = await openLog(dir.path, bound);
   try {
     assert.ok(collectGarbage(), 'a full collection is available');
     const before = process.memoryUsage().arrayBuffers;
     // 400 batches of 64 KiB: 25 MiB through a cache of 1 MiB, ~384 of them dropped.
     for (let i = 0; i < 400; i++) await log.append([recordOf(i, 64 * 1024)]);
     const limit = 4 * bound;
-    let held = Infinity;
-    for (let i = 0; i < 50 && held >= limit; i++) {
-      collectGarbage();
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      held = process.memoryUsage().arrayBuffers - before;
-    }
+    const held = await heldAfterCollecting(before, limit);
     assert.ok(
       held < limit,
       `${(held / 1024).toFixed(0)} KiB of buffers held for a ${bound / 1024} KiB cache`,
