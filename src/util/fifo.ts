@@ -41,15 +41,6 @@ export class Fifo<T> implements Iterable<T> {
     return item;
   }
 
-  /** Takes `item` out wherever it is (a walk of the queue); false when it is not in it. */
-  remove(item: T): boolean {
-    const at = this.items.indexOf(item, this.head);
-    if (at < 0) return false;
-    this.items.splice(at, 1);
-    if (this.head === this.items.length) this.clear();
-    return true;
-  }
-
   /** Takes every item out, oldest first. */
   takeAll(): T[] {
     const all = this.items.slice(this.head) as T[];
