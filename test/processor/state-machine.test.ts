@@ -151,3 +151,42 @@ test('counts follow every record, dropped ones and redeliveries included', () =>
   assert.deepEqual(sm.counts(), { invoked: 15, completed: 45 });
   assert.equal(sm.running().length, 15);
 });
+
+test('running() is every invoked and not ended invocation, in log order, whatever ended around it', () => {
+  // Ends land out of invoke order, resends and fenced records mix in, expiries forget outputs:
+  // running() must equal the scan of every invocation it replaces.
+  const records: LogRecord[] = [{ type: 'announce_leader', node: 'p1', epoch: 1 }];
+  let seq = 0;
+  let state = 7;
+  const next = (n: number): number => ((state = (state * 1103515245 + 12345) >>> 0), state % n);
+  const open: string[] = [];
+  for (let i = 0; i < 400; i++) {
+    records.push(invoke(`i${i}`, 1, ++seq));
+    open.push(`i${i}`);
+    if (next(4) === 0) records.push(invoke(`i${next(i + 1)}`, 1, ++seq)); // a resend, maybe of an ended one
+    if (next(3) !== 0 && open.length > 0) {
+      const [id] = open.splice(next(open.length), 1);
+      records.push(end(id!, 1, ++seq, String(i)));
+    }
+    if (next(10) === 0) records.push(end(`i${i}`, 0, ++seq, 'stale')); // fenced: dropped
+  }
+  const { sm } = applyAll(records);
+  for (let i = 0; i < 400; i += 7) sm.forgetOutput(`i${i}`);
+  const all = Array.from({ length: 400 }, (_, i) => sm.get(`i${i}`)!);
+  const scanned = all
+    .filter((inv) => inv.status === 'invoked')
+    .sort((a, b) => a.invokedAtLsn - b.invokedAtLsn)
+    .map((inv) => inv.invocationId);
+  assert.ok(scanned.length > 50 && scanned.length < 350, `${scanned.length} still running`);
+  assert.deepEqual(
+    sm.running().map((inv) => inv.invocationId),
+    scanned,
+  );
+  // An expired output is gone, its invocation still known as completed.
+  const expired = all.filter((inv) => inv.expired);
+  assert.ok(expired.length > 0);
+  for (const inv of expired) {
+    assert.equal(inv.status, 'completed');
+    assert.equal(inv.output, undefined);
+  }
+});
