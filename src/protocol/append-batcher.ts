@@ -14,8 +14,8 @@
 // item: the server's `log append` span is still one per append, child of the caller's span),
 // its own deadline (a timer answers it DEADLINE_EXCEEDED when its time is up, queued or on
 // the wire; the batch call's deadline is the latest of its items'), and its own AbortSignal
-// (an aborted append is taken out of the queue, or answered CANCELLED at once if its batch is
-// already on the wire). A batch whose appends have all been answered so is cancelled.
+// (an aborted append is answered CANCELLED at once: still queued, it is skipped when its turn
+// comes, never sent). A batch on the wire whose appends have all been answered so is cancelled.
 import { status } from '@grpc/grpc-js';
 import type * as w from './wire.js';
 import { Fifo } from '../util/fifo.js';
