@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startProcess, type StartedProcess } from '../src/runtime/process.js';
+import { childEnv } from './parent-watch.js';
 
 const entry = fileURLToPath(new URL('./pipeline-node.js', import.meta.url));
 
@@ -32,6 +33,7 @@ export async function startPipelineFloor(processors = 3, partitions = 4): Promis
       name: `floor-${role}`,
       command: process.execPath,
       args: [entry, role, ...args],
+      env: childEnv(),
     });
     started.push(p);
     return { port: p.ready.addresses.tcp!.split(':')[1]!, pid: p.pid };

@@ -21,6 +21,7 @@ import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { formatReadyLine } from '../src/util/ready.js';
 import { Conn, type Frame } from './frames.js';
+import { exitWithParent } from './parent-watch.js';
 
 const HELLO = 0;
 const APPEND = 1;
@@ -182,10 +183,4 @@ process.stdout.write(
     addresses: { tcp: `127.0.0.1:${port}` },
   }) + '\n',
 );
-process.on('SIGTERM', () => process.exit(0));
-// Ends with the process that started it, however that one ends (Ctrl-C, a crash, SIGKILL):
-// then this one's parent is no longer the one it had (as the docker reaper watches its own).
-const parent = process.ppid;
-setInterval(() => {
-  if (process.ppid !== parent) process.exit(0);
-}, 250).unref();
+exitWithParent();

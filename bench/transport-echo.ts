@@ -8,6 +8,7 @@ import { serverOptions } from '../src/protocol/grpc.js';
 import { formatReadyLine } from '../src/util/ready.js';
 import { echoService } from './echo-service.js';
 import { Conn } from './frames.js';
+import { exitWithParent } from './parent-watch.js';
 
 async function serveGrpc(): Promise<number> {
   const server = new grpc.Server(serverOptions);
@@ -44,8 +45,4 @@ process.stdout.write(
   formatReadyLine({ role: mode, node: mode, pid: process.pid, addresses: { tcp: `127.0.0.1:${port}` } }) +
     '\n',
 );
-process.on('SIGTERM', () => process.exit(0));
-const parent = process.ppid;
-setInterval(() => {
-  if (process.ppid !== parent) process.exit(0);
-}, 250).unref();
+exitWithParent();

@@ -10,6 +10,7 @@ import * as grpc from '@grpc/grpc-js';
 import { clientChannelOptions } from '../src/protocol/grpc.js';
 import { startProcess } from '../src/runtime/process.js';
 import { Conn } from './frames.js';
+import { childEnv } from './parent-watch.js';
 import { cpuMsOf, fmt, ownCpuMs } from './load.js';
 import { echoService } from './echo-service.js';
 
@@ -67,6 +68,7 @@ async function measure(
     name: `echo-${mode}`,
     command: process.execPath,
     args: [server, mode],
+    env: childEnv(),
   });
   const address = echo.ready.addresses.tcp!;
   let done = 0;

@@ -83,3 +83,41 @@ setInterval(() => {}, 1000);`;
   for (const pid of left) process.kill(pid, 'SIGKILL');
   assert.deepEqual(left, [], `pipeline processes outlived their parent (${doing.join('; ')})`);
 });
+
+test('a floor node ends with its starter even when the starter dies before the node has started', async () => {
+  // The starter spawns one node (its output going nowhere, so nothing but the parent watch can
+  // end it), says its pid and is killed at once, long before the node is up: the node must
+  // still see that the process that started it is gone.
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const dataDir = mkdtempSync(join(tmpdir(), 'limbo-floor-orphan-'));
+  const node = new URL('../../bench/pipeline-node.js', import.meta.url).pathname;
+  const watch = new URL('../../bench/parent-watch.js', import.meta.url).href;
+  const starter = `import { spawn } from 'node:child_process';
+import { childEnv } from ${JSON.stringify(watch)};
+const c = spawn(process.execPath, [${JSON.stringify(node)}, 'log', ${JSON.stringify(dataDir)}, '1'], { stdio: 'ignore', env: childEnv() });
+process.stdout.write(c.pid + '\\n');
+setInterval(() => {}, 1000);`;
+  const parent = spawn(process.execPath, ['--input-type=module', '-e', starter], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    const line = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('the starter did not start in 15 s')), 15_000);
+      createInterface({ input: parent.stdout }).once('line', (l) => {
+        clearTimeout(timer);
+        resolve(l);
+      });
+    });
+    parent.kill('SIGKILL');
+    const pid = Number(line);
+    const deadline = Date.now() + 10_000;
+    while (processRuns(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const left = processRuns(pid);
+    if (left) process.kill(pid, 'SIGKILL');
+    assert.equal(left, false, `floor node ${pid} outlived a starter that died while it started`);
+  } finally {
+    parent.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
