@@ -23,6 +23,11 @@ export class Fifo<T> implements Iterable<T> {
     this.items.push(item);
   }
 
+  /** The item `i` places from the oldest (0), left in the queue. */
+  at(i: number): T | undefined {
+    return i >= 0 && i < this.length ? this.items[this.head + i] : undefined;
+  }
+
   /** The oldest item, left in the queue. */
   peek(): T | undefined {
     return this.items[this.head];

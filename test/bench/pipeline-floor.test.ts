@@ -5,7 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { startPipelineFloor } from '../../bench/pipeline-floor.js';
@@ -88,8 +89,6 @@ test('a floor node ends with its starter even when the starter dies before the n
   // The starter spawns one node (its output going nowhere, so nothing but the parent watch can
   // end it), says its pid and is killed at once, long before the node is up: the node must
   // still see that the process that started it is gone.
-  const { mkdtempSync, rmSync } = await import('node:fs');
-  const { tmpdir } = await import('node:os');
   const dataDir = mkdtempSync(join(tmpdir(), 'limbo-floor-orphan-'));
   const node = new URL('../../bench/pipeline-node.js', import.meta.url).pathname;
   const watch = new URL('../../bench/parent-watch.js', import.meta.url).href;

@@ -27,6 +27,8 @@ for (const seed of [1, 2, 3]) {
         assert.deepEqual(fifo.takeAll(), model.splice(0));
       }
       assert.equal(fifo.length, model.length);
+      const i = Math.floor(random() * (model.length + 2)) - 1;
+      assert.equal(fifo.at(i), model[i]);
     }
     assert.deepEqual([...fifo], model);
   });

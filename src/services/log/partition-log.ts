@@ -67,12 +67,11 @@ export class PartitionLog {
   private readonly maxPendingBytes: number;
   private readonly maxCachedBytes: number;
   /**
-   * The newest durable batches as written, oldest first from cachedHead, contiguous up to
-   * endOffset. Dropped ones are skipped by moving cachedHead and cut off the array now and
-   * then, not one by one: a shift moves the whole array, tens of thousands of small batches.
+   * The newest durable batches as written, oldest first, contiguous up to endOffset. A Fifo:
+   * a full cache holds tens of thousands of small batches, and dropping the oldest from an
+   * array moves all the others.
    */
-  private readonly cached: { offset: number; buf: Buffer }[] = [];
-  private cachedHead = 0;
+  private readonly cached = new Fifo<{ offset: number; buf: Buffer }>();
   private cachedBytes = 0;
   private readonly now: () => number;
 
@@ -274,38 +273,30 @@ export class PartitionLog {
   /** Keeps a durable batch for tailing readers, dropping the oldest beyond the bound. */
   private remember(offset: number, buf: Buffer): void {
     if (cachedCost(buf) > this.maxCachedBytes) {
-      this.cached.length = 0;
-      this.cachedHead = 0;
+      this.cached.clear();
       this.cachedBytes = 0;
       return;
     }
     this.cached.push({ offset, buf });
     this.cachedBytes += cachedCost(buf);
-    while (this.cachedBytes > this.maxCachedBytes) {
-      this.cachedBytes -= cachedCost(this.cached[this.cachedHead]!.buf);
-      this.cached[this.cachedHead++] = DROPPED; // its bytes go now, its slot with the next cut
-    }
-    if (this.cachedHead >= 1024 && this.cachedHead * 2 >= this.cached.length) {
-      this.cached.splice(0, this.cachedHead);
-      this.cachedHead = 0;
-    }
+    while (this.cachedBytes > this.maxCachedBytes) this.cachedBytes -= cachedCost(this.cached.shift()!.buf);
   }
 
   /** [start, end) from the in-memory batches, or undefined when it begins before them. */
   private fromCache(start: number, end: number): Buffer | undefined {
-    if (this.cachedHead >= this.cached.length || this.cached[this.cachedHead]!.offset > start)
-      return undefined;
+    const oldest = this.cached.peek();
+    if (oldest === undefined || oldest.offset > start) return undefined;
     // The batch holding `start`: the last one that begins at or before it (binary search).
-    let lo = this.cachedHead;
+    let lo = 0;
     let hi = this.cached.length - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
-      if (this.cached[mid]!.offset <= start) lo = mid;
+      if (this.cached.at(mid)!.offset <= start) lo = mid;
       else hi = mid - 1;
     }
     const parts: Buffer[] = [];
-    for (let i = lo; i < this.cached.length && this.cached[i]!.offset < end; i++) {
-      const c = this.cached[i]!;
+    for (let i = lo; i < this.cached.length && this.cached.at(i)!.offset < end; i++) {
+      const c = this.cached.at(i)!;
       parts.push(c.buf.subarray(Math.max(0, start - c.offset), Math.min(c.buf.length, end - c.offset)));
     }
     return parts.length === 1 ? parts[0] : Buffer.concat(parts);
@@ -342,9 +333,6 @@ export class PartitionLog {
     await this.fh.close();
   }
 }
-
-/** What a dropped batch's slot holds until the slots before cachedHead are cut off. */
-const DROPPED = { offset: -1, buf: Buffer.alloc(0) };
 
 /** What a cached batch holds: its bytes and, roughly, its buffer's and entry's own objects. */
 function cachedCost(buf: Buffer): number {
