@@ -56,6 +56,8 @@ export const limits = {
   appendRecordsMax: 10_000,
   /** Log server API: appends in one AppendBatch. */
   appendBatchItemsMax: 4096,
+  /** Log server API: a Read's `batchDelayMs` (what a caught-up reader waits to send more at once). */
+  readBatchDelayMsMax: 1000,
 } as const;
 
 /** A bad argument: the field it is about and what is wrong with it (a 400 at the ingress). */

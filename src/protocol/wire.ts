@@ -35,6 +35,8 @@ export interface AppendBatchResponse {
 export interface ReadRequest {
   partition: number;
   fromLsn: number;
+  /** Caught up, wait this long after new entries appear and send them together (0/absent: at once). */
+  batchDelayMs?: number;
 }
 export interface LogEntry {
   lsn: number;

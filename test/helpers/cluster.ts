@@ -17,6 +17,8 @@ export interface ClusterOptions {
   /** Per processor: the address the ingress should dial instead of the real one (a test proxy). */
   advertise?: (index: number) => string | undefined;
   ingressArgs?: string[];
+  /** Extra arguments of every processor's `limbo serve processor`. */
+  processorArgs?: string[];
   /** Environment of every service (e.g. OTEL_* to export traces). */
   env?: NodeJS.ProcessEnv;
 }
@@ -28,7 +30,10 @@ export class TestCluster implements AsyncDisposable {
   private readonly dataDir = mkdtempSync(join(tmpdir(), 'limbo-cluster-'));
 
   private constructor(
-    private readonly o: Required<Omit<ClusterOptions, 'advertise' | 'ingressArgs' | 'env'>> & ClusterOptions,
+    private readonly o: Required<
+      Omit<ClusterOptions, 'advertise' | 'ingressArgs' | 'processorArgs' | 'env'>
+    > &
+      ClusterOptions,
   ) {}
 
   static async start(options: ClusterOptions = {}): Promise<TestCluster> {
@@ -83,6 +88,7 @@ export class TestCluster implements AsyncDisposable {
         '--protocol',
         this.o.protocol,
         ...(adv ? ['--advertised-address', adv] : []),
+        ...(this.o.processorArgs ?? []),
       ],
       { name: node, ...(this.o.env ? { env: this.o.env } : {}) },
     );

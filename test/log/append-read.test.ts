@@ -121,3 +121,57 @@ test('a tailing reader sees new records as they land', async () => {
     stream.cancel();
   }
 });
+
+/** Messages a tailing reader of `partition` gets while `appends` one-record appends land, `gapMs` apart. */
+async function messagesWhileAppending(
+  partition: number,
+  batchDelayMs: number | undefined,
+  appends: number,
+  gapMs: number,
+): Promise<number[][]> {
+  const client = clients[0] as LogClient;
+  const from = (await client.getTail({ partition }, { timeoutMs: 5000 })).tailLsn + 1;
+  const stream = client.read({
+    partition,
+    fromLsn: from,
+    ...(batchDelayMs !== undefined ? { batchDelayMs } : {}),
+  });
+  const messages: number[][] = [];
+  let got = 0;
+  let wake: (() => void) | undefined;
+  stream.on('data', (r: { entries: { lsn: number }[] }) => {
+    messages.push(r.entries.map((e) => e.lsn));
+    got += r.entries.length;
+    wake?.();
+  });
+  stream.on('error', () => {});
+  try {
+    for (let i = 0; i < appends; i++) {
+      await client.append({ partition, records: [Buffer.from(`b-${i}`)] }, { timeoutMs: 5000 });
+      await new Promise((r) => setTimeout(r, gapMs));
+    }
+    const deadline = Date.now() + 5000;
+    while (got < appends && Date.now() < deadline)
+      await new Promise<void>((r) => {
+        wake = r;
+        setTimeout(r, 100);
+      });
+    assert.deepEqual(
+      messages.flat(),
+      Array.from({ length: appends }, (_, i) => from + i),
+      'every entry once, in order',
+    );
+    return messages;
+  } finally {
+    stream.cancel();
+  }
+}
+
+test('a reader that asks for batching gets what lands within its delay in one message', async () => {
+  // Without: one message per append (each lands after the last was sent).
+  const prompt = await messagesWhileAppending(1, undefined, 6, 5);
+  assert.equal(prompt.length, 6, JSON.stringify(prompt));
+  // With 1 s: six appends ~5 ms apart all land within the delay the first one started.
+  const batched = await messagesWhileAppending(1, 1000, 6, 5);
+  assert.equal(batched.length, 1, JSON.stringify(batched));
+});

@@ -46,6 +46,10 @@ test('unknown partition: INVALID_ARGUMENT naming the range, on every call', asyn
   );
   await assert.rejects(client.getTail({ partition: 7 }, { timeoutMs: 5000 }), invalid(unknown));
   await assert.rejects(collectEntries(client.read({ partition: 7, fromLsn: 1 }), 1, 5000), invalid(unknown));
+  await assert.rejects(
+    collectEntries(client.read({ partition: 0, fromLsn: 1, batchDelayMs: 1001 }), 1, 5000),
+    invalid(/batchDelayMs: at most 1000 ms/),
+  );
   const controller = createControllerClient(grpcAddress(log));
   try {
     await assert.rejects(

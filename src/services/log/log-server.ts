@@ -288,7 +288,10 @@ function logHandlers(
   );
   const read: grpc.handleServerStreamingCall<w.ReadRequest, w.ReadResponse> = (call) => {
     let log;
+    const batchDelayMs = call.request.batchDelayMs ?? 0;
     try {
+      if (batchDelayMs > limits.readBatchDelayMsMax)
+        throw badRequest('batchDelayMs', `at most ${limits.readBatchDelayMsMax} ms`);
       log = store.partition(call.request.partition);
     } catch (err) {
       call.emit('error', toServiceError(err));
@@ -314,6 +317,8 @@ function logHandlers(
         const last = entries[entries.length - 1];
         if (!last) {
           await partitionLog.waitForTail(next - 1, signal);
+          // Caught up and asked to wait: what is appended in the next few ms goes along.
+          if (batchDelayMs > 0) await delay(batchDelayMs, signal);
           continue;
         }
         next = last.lsn + 1;
@@ -429,6 +434,20 @@ function controllerHandlers(
     });
   };
   return { heartbeat, getPartitionTable, compareAndSwapLeader, transferLeadership, watchPartitionTable };
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts (the read loop then ends). */
+function delay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }
 
 function badRequest(field: string, message: string): LogServerError {

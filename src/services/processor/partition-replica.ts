@@ -44,6 +44,8 @@ export interface ReplicaOptions {
   protocol: Protocol;
   completionRetentionMs: number;
   appendTimeoutMs: number;
+  /** A follower's caught-up reads ask the log to wait this long and send more at once (0: none). */
+  followerReadDelayMs?: number;
   /** Bug switches (src/services/bugs.ts). */
   bugs?: ReadonlySet<BugName>;
   /**
@@ -76,6 +78,8 @@ export class PartitionReplica {
   /** What the per-record gauges read at scrape time (metrics.ts ReplicaReadings). */
   private readonly readings: ReplicaReadings;
   private tailLoop: Promise<void> | undefined;
+  /** The log read open now: the mode it was opened in, and how to end it for a new one. */
+  private reading: { delayMs: number; reopen(): void } | undefined;
   private retentionTimer: NodeJS.Timeout | undefined;
 
   private readonly bugs: ReadonlySet<BugName>;
@@ -157,6 +161,7 @@ export class PartitionReplica {
   private leadership(event: LeadershipEvent): void {
     const step = transition(this.lead, event, this.o.node);
     this.lead = step.state;
+    this.matchReadMode();
     for (const effect of step.effects) {
       switch (effect.kind) {
         case 'claim_epoch':
@@ -328,16 +333,44 @@ export class PartitionReplica {
     return this.append(record, span);
   }
 
+  /** How a follower reads: the log batches what lands within this many ms (0: at once). */
+  private get readDelayMs(): number {
+    return this.role === 'follower' ? (this.o.followerReadDelayMs ?? 0) : 0;
+  }
+
+  /**
+   * The log tail, read in this replica's mode: a follower's reads are batched (it answers no
+   * request from what it applies, so a few ms late costs nothing, and the log and this node
+   * each handle a third of the messages), a candidate's and a leader's come at once (every
+   * call waits on the leader's apply). A change of role reopens the read in the new mode.
+   */
   private async tail(): Promise<void> {
     const backoff = new Backoff();
     while (!this.abort.signal.aborted) {
+      const delayMs = this.readDelayMs;
+      let reopened = false;
       try {
         await new Promise<void>((resolve, reject) => {
           const stream = this.o.log.read(
-            { partition: this.o.partition, fromLsn: this.sm.appliedLsn + 1 },
+            {
+              partition: this.o.partition,
+              fromLsn: this.sm.appliedLsn + 1,
+              ...(delayMs > 0 ? { batchDelayMs: delayMs } : {}),
+            },
             { signal: this.abort.signal },
           );
+          const reading = {
+            delayMs,
+            reopen: () => {
+              reopened = true;
+              stream.cancel();
+              resolve();
+            },
+          };
+          this.reading = reading;
           stream.on('data', (batch: w.ReadResponse) => {
+            // A cancelled stream may still hand over what it had; its successor reads that again.
+            if (this.reading !== reading) return;
             backoff.reset();
             for (const entry of batch.entries) {
               if (entry.lsn <= this.sm.appliedLsn) continue;
@@ -351,8 +384,15 @@ export class PartitionReplica {
         if (!this.abort.signal.aborted)
           this.o.logger.debug('log read broke', { partition: this.o.partition, error: err });
       }
+      this.reading = undefined;
+      if (reopened) continue;
       await sleep(backoff.next(), this.abort.signal).catch(() => undefined);
     }
+  }
+
+  /** After a role change: reopen the read if it was opened for the other mode. */
+  private matchReadMode(): void {
+    if (this.reading !== undefined && this.reading.delayMs !== this.readDelayMs) this.reading.reopen();
   }
 
   private applyEntry(entry: w.LogEntry): void {

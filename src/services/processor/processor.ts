@@ -42,6 +42,11 @@ export interface ProcessorOptions {
   leaseMs?: number;
   completionRetentionMs?: number;
   appendTimeoutMs?: number;
+  /**
+   * A follower's log reads, once caught up, wait this long for more entries to send at once
+   * (0: every group commit as it lands). Leaders and candidates always read at once.
+   */
+  followerReadDelayMs?: number;
   /** Bug switches (src/services/bugs.ts); none by default. */
   bugs?: ReadonlySet<BugName>;
   logger: Logger;
@@ -56,7 +61,7 @@ export interface StartedProcessor extends StartedService {
 }
 
 /** The heartbeat and lease defaults (`limbo serve processor` shows the same). */
-export const processorDefaults = { heartbeatIntervalMs: 100, leaseMs: 500 } as const;
+export const processorDefaults = { heartbeatIntervalMs: 100, leaseMs: 500, followerReadDelayMs: 5 } as const;
 
 export async function startProcessor(options: ProcessorOptions): Promise<StartedProcessor> {
   const host = options.host ?? '127.0.0.1';
@@ -220,6 +225,7 @@ class ProcessorNode {
         protocol: this.o.protocol ?? 'rpc',
         completionRetentionMs: this.o.completionRetentionMs ?? 3_600_000,
         appendTimeoutMs: this.o.appendTimeoutMs ?? 5000,
+        followerReadDelayMs: this.o.followerReadDelayMs ?? processorDefaults.followerReadDelayMs,
         bugs: this.o.bugs ?? noBugs,
         notify: (ingressId, n) => this.notify(ingressId, n),
         claimEpoch: async (expectedEpoch) => {

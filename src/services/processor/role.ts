@@ -56,6 +56,13 @@ const options = {
     max: 600_000,
     description: 'bound on one log append',
   },
+  followerReadDelayMs: {
+    type: 'int',
+    default: processorDefaults.followerReadDelayMs,
+    min: 0,
+    max: 1000,
+    description: "a follower's caught-up log reads wait this long to take more entries at once (0 = none)",
+  },
   bugs: bugsOption,
 } satisfies OptionSpecs;
 
@@ -82,6 +89,7 @@ export const processorRole = defineRole({
       leaseMs: o.leaseMs,
       completionRetentionMs: o.completionRetentionMs,
       appendTimeoutMs: o.appendTimeoutMs,
+      followerReadDelayMs: o.followerReadDelayMs,
       bugs: parseBugs(o.bugs),
       logger: ctx.logger.child(o.node),
       env: ctx.env,
