@@ -106,17 +106,19 @@ test('ops speak the Restate ingress and record Restate invocation ids', async ()
 
 test('leaderOf names a node for every partition, and the leadership observer serves the same', async () => {
   const t = target();
-  // Both read restatectl, at different moments: poll (bounded) until they agree once.
+  // Both read restatectl, at different moments: poll (bounded) until they agree once. A real
+  // Restate cluster can show a partition without a leader for a moment (a Node 24 CI run saw
+  // one), so "every partition named" is part of what must hold at once, not of every poll.
   const deadline = Date.now() + 20_000;
   let agree = false;
   let last = '';
   while (!agree && Date.now() < deadline) {
     const leaders = await Promise.all([0, 1, 2, 3].map((p) => t.leaderOf(p)));
-    for (const l of leaders) assert.match(l ?? '', /^node-[123]$/);
+    const named = leaders.every((l) => /^node-[123]$/.test(l ?? ''));
     const text = await (await fetch(t.extraMetricsUrls()['leadership']!)).text();
-    agree = leaders.every((l, p) =>
-      text.includes(`limbo_processor_is_leader{partition="${p}",node="${l}"} 1`),
-    );
+    agree =
+      named &&
+      leaders.every((l, p) => text.includes(`limbo_processor_is_leader{partition="${p}",node="${l}"} 1`));
     last = `${leaders.join(',')} vs ${text
       .split('\n')
       .filter((x) => x.endsWith(' 1'))
