@@ -7,6 +7,7 @@
 import type { Registry } from 'prom-client';
 import { bindServer, grpc, serverOptions, serviceDefinitions } from '../../protocol/grpc.js';
 import { limits } from '../../protocol/limits.js';
+import { sleep } from '../../util/backoff.js';
 import type * as w from '../../protocol/wire.js';
 import { noBugs, type BugName } from '../bugs.js';
 import type { Logger } from '../../telemetry/logger.js';
@@ -318,7 +319,8 @@ function logHandlers(
         if (!last) {
           await partitionLog.waitForTail(next - 1, signal);
           // Caught up and asked to wait: what is appended in the next few ms goes along.
-          if (batchDelayMs > 0) await delay(batchDelayMs, signal);
+          // An abort ends the wait early; the loop's condition then ends the read.
+          if (batchDelayMs > 0) await sleep(batchDelayMs, signal).catch(() => undefined);
           continue;
         }
         next = last.lsn + 1;
@@ -434,20 +436,6 @@ function controllerHandlers(
     });
   };
   return { heartbeat, getPartitionTable, compareAndSwapLeader, transferLeadership, watchPartitionTable };
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts (the read loop then ends). */
-function delay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 function badRequest(field: string, message: string): LogServerError {

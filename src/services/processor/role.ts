@@ -1,6 +1,7 @@
 // `limbo serve processor`: options in, a running processor node out.
 import type { OptionSpecs } from '../../util/options.js';
 import { UsageError } from '../../util/errors.js';
+import { limits } from '../../protocol/limits.js';
 import { bugsOption, parseBugs } from '../bugs.js';
 import { defineRole } from '../service.js';
 import { processorDefaults, startProcessor } from './processor.js';
@@ -60,7 +61,7 @@ const options = {
     type: 'int',
     default: processorDefaults.followerReadDelayMs,
     min: 0,
-    max: 1000,
+    max: limits.readBatchDelayMsMax,
     description: "a follower's caught-up log reads wait this long to take more entries at once (0 = none)",
   },
   bugs: bugsOption,
