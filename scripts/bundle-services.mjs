@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Bundles the two entry points `limbo` processes start from (after tsc) with esbuild, each
 // with everything it loads, into one file:
-//   dist/src/cli/serve.bundle.mjs  ← serve-main.js: a service (`limbo serve <role>`)
+//   dist/src/cli/serve.bundle.cjs  ← serve-main.js: a service (`limbo serve <role>`), CommonJS so
+//                                    serve-launch.js can run it from cached bytecode (vm.Script)
 //   dist/src/cli/limbo.bundle.mjs  ← runner-bundle.js: the CLI and the whole library (bin/limbo.js)
 // A process then reads one file instead of resolving and compiling ~300-450 (grpc-js,
 // OpenTelemetry, prom-client, ours): about half a service's start-up CPU, and ~9 MiB less
@@ -13,16 +14,30 @@
 // bundle's entry keeps the bundle's, which it registers as the library `limbo` loads.
 //
 //   node scripts/bundle-services.mjs        (npm run build runs it after tsc)
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bundles = [
-  { entry: 'dist/src/cli/serve-main.js', outfile: 'dist/src/cli/serve.bundle.mjs' },
+  {
+    entry: 'dist/src/cli/serve-main.js',
+    outfile: 'dist/src/cli/serve.bundle.cjs',
+    format: 'cjs',
+    // The bundle's own URL, for the modules' URLs written relative to it (ownImportMeta).
+    banner: 'var __limboBundleUrl = require("node:url").pathToFileURL(__filename).href;',
+    define: { 'import.meta.url': '__limboBundleUrl' },
+    // import() of a built-in (the OTLP exporters' "http") as require: a script run through
+    // vm.Script has no loader of its own for import().
+    supported: { 'dynamic-import': false },
+  },
   {
     entry: 'dist/src/cli/runner-bundle.js',
     outfile: 'dist/src/cli/limbo.bundle.mjs',
+    format: 'esm',
+    // CommonJS dependencies call require() for Node's built-ins; an ES module has none of its own.
+    banner:
+      "import { createRequire as limboCreateRequire } from 'node:module';\nconst require = limboCreateRequire(import.meta.url);",
     // Loaded only by some commands, and not bundleable: esbuild finds its own binary, and the
     // docker runtime's testcontainers reaches native addons (ssh2, cpu-features).
     external: ['esbuild', 'testcontainers'],
@@ -36,16 +51,20 @@ try {
   process.stderr.write('bundle-services: esbuild is not installed; limbo runs unbundled\n');
   process.exit(0);
 }
+// The services' bundle was an ES module before it was CommonJS: an old one left in dist is no
+// longer run, so it goes.
+for (const old of ['dist/src/cli/serve.bundle.mjs', 'dist/src/cli/serve.bundle.mjs.map'])
+  rmSync(root + old, { force: true });
 // After tsc (npm run build), so the tsc output is there to import.
 const { ownImportMeta } = await import('../dist/src/util/load-ts.js');
-for (const { entry, outfile, external = [] } of bundles) {
+for (const { entry, outfile, format, banner, define = {}, supported = {}, external = [] } of bundles) {
   const t0 = performance.now();
   await esbuild.build({
     entryPoints: [root + entry],
     outfile: root + outfile,
     bundle: true,
     platform: 'node',
-    format: 'esm',
+    format,
     // The oldest Node the project runs on, whichever Node builds it (a bundle made on 24 runs on 20).
     target: 'node20',
     external,
@@ -55,10 +74,9 @@ for (const { entry, outfile, external = [] } of bundles) {
         relativeTo: dirname(root + outfile),
       }),
     ],
-    // CommonJS dependencies call require() for Node's built-ins; an ES module has none of its own.
-    banner: {
-      js: "import { createRequire as limboCreateRequire } from 'node:module';\nconst require = limboCreateRequire(import.meta.url);",
-    },
+    banner: { js: banner },
+    define,
+    supported,
     sourcemap: 'linked',
     minifyWhitespace: true,
     minifySyntax: true,

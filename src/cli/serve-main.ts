@@ -1,8 +1,8 @@
 // `limbo serve <role> …` alone: the entry point of the service processes a run starts. It is
 // what scripts/bundle-services.mjs bundles (with the modules it loads) into one file, which
-// a service loads in about half the time of the ~300 files behind it (runtime/process.ts
-// picks the bundle when it is current). Same arguments, output and exit codes as `limbo serve`.
-import './compile-cache.js'; // first: the service's modules load after it
+// a service loads in about half the time of the ~300 files behind it; serve-launch.ts runs
+// that file from cached bytecode (runtime/process.ts starts it while the bundle is current).
+// Same arguments, output and exit codes as `limbo serve`.
 import { exitWith, runCommand } from './run-command.js';
 import { serveCommand } from './serve.js';
 import { UsageError } from '../util/errors.js';

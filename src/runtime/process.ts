@@ -105,18 +105,26 @@ function nodeCommand(env: NodeJS.ProcessEnv, entry: string): { command: string; 
 }
 
 /**
- * `dist/src/cli/serve.bundle.mjs` (scripts/bundle-services.mjs: `limbo serve` and what it
- * loads in one file, about half a service's start-up) when it exists, `LIMBO_SERVICE_BUNDLE`
- * is not `off`, and it is no older than the last tsc build (dist/.tsbuildinfo), so a bundle
- * left behind by an earlier build never runs newer code's services; else `dist/src/cli/main.js`.
+ * `dist/src/cli/serve-launch.js`, which runs `dist/src/cli/serve.bundle.cjs` (scripts/
+ * bundle-services.mjs: `limbo serve` and what it loads in one file, about half a service's
+ * start-up) from cached bytecode, when the bundle exists, `LIMBO_SERVICE_BUNDLE` is not `off`,
+ * and it is no older than the last tsc build (dist/.tsbuildinfo), so a bundle left behind by an
+ * earlier build never runs newer code's services; else `dist/src/cli/main.js`.
  */
 export function serviceEntry(env: NodeJS.ProcessEnv = process.env, files = serviceEntryFiles): string {
-  return bundleIfCurrent(files.bundle, files.main, files.buildInfo, env.LIMBO_SERVICE_BUNDLE === 'off');
+  const entry = bundleIfCurrent(
+    files.bundle,
+    files.main,
+    files.buildInfo,
+    env.LIMBO_SERVICE_BUNDLE === 'off',
+  );
+  return entry === files.bundle ? files.launcher : entry;
 }
 
 export const serviceEntryFiles = {
   main: fileURLToPath(new URL('../cli/main.js', import.meta.url)),
-  bundle: fileURLToPath(new URL('../cli/serve.bundle.mjs', import.meta.url)),
+  bundle: fileURLToPath(new URL('../cli/serve.bundle.cjs', import.meta.url)),
+  launcher: fileURLToPath(new URL('../cli/serve-launch.js', import.meta.url)),
   buildInfo: fileURLToPath(new URL('../../.tsbuildinfo', import.meta.url)),
 };
 

@@ -14,6 +14,7 @@ import { runnerEntry, runnerEntryFiles, type RunnerLibrary } from '../../src/cli
 import { checkerNames } from '../../src/index.js';
 import { findCommand } from '../../src/targets/declarative/validate.js';
 import { mapStack } from '../../src/util/stack-map.js';
+import { serviceEntryFiles } from '../../src/runtime/process.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 mkdirSync(join(root, '.limbo'), { recursive: true });
@@ -108,25 +109,42 @@ test('a stack from the bundle maps back to the TypeScript lines (the map is read
   assert.equal(mapStack(plain), plain);
 });
 
+test("a frame in the services' bundle maps back to its TypeScript source", () => {
+  // The services' bundle is CommonJS (serve.bundle.cjs), run by serve-launch.js; its map is the same kind.
+  const text = readFileSync(serviceEntryFiles.bundle, 'utf8');
+  const at = text.indexOf('function startLogServer(');
+  assert.ok(at > 0, 'startLogServer is in the bundle');
+  const before = text.slice(0, at).split('\n');
+  const frame = `    at startLogServer (${serviceEntryFiles.bundle}:${before.length}:${before[before.length - 1]!.length + 1})`;
+  const mapped = mapStack(frame);
+  assert.match(mapped, /\/src\/services\/log\/log-server\.ts:\d+:\d+\)$/, mapped);
+});
+
 test('each module in the bundles keeps its own import.meta.url: the files it names are the ones beside its tsc output', () => {
   // In a bundle every module shares the bundle's URL unless the build keeps each one's own:
   // the Restate target then looked for dist/src/cli/endpoint-main.js and never started.
-  for (const bundle of [runnerEntryFiles.bundle, join(root, 'dist/src/cli/serve.bundle.mjs')]) {
+  // The services' bundle is CommonJS: its own URL is the banner's __limboBundleUrl.
+  for (const [bundle, ownUrl, pattern] of [
+    [runnerEntryFiles.bundle, 'import.meta.url', /new URL\("([^"]+)",\s*import\.meta\.url\)/g],
+    [serviceEntryFiles.bundle, '__limboBundleUrl', /new URL\("([^"]+)",\s*__limboBundleUrl\)/g],
+  ] as const) {
     const text = readFileSync(bundle, 'utf8');
-    const own = [...text.matchAll(/new URL\("([^"]+)",\s*import\.meta\.url\)/g)].map((m) => m[1]!);
+    const own = [...text.matchAll(pattern)].map((m) => m[1]!);
     assert.ok(own.length > 0, `${bundle}: no module's own URL`);
     for (const rel of own)
       assert.ok(
         existsSync(fileURLToPath(new URL(rel, pathToFileURL(bundle)))),
         `${bundle}: ${rel} is not there`,
       );
-    // What is left of the bundle's own URL: the banner's require, and the runner entry's library registration.
-    const bare = text.split('import.meta.url').length - 1 - own.length;
+    // What is left of the bundle's own URL: the banner's require (the runner's) or definition
+    // (the services'), and the runner entry's library registration.
+    const bare = text.split(ownUrl).length - 1 - own.length;
     assert.equal(
       bare,
       bundle === runnerEntryFiles.bundle ? 2 : 1,
       `${bundle}: modules reading the bundle's URL`,
     );
+    assert.equal(text.includes('import.meta'), bundle === runnerEntryFiles.bundle, `${bundle}: import.meta`);
   }
   assert.ok(readFileSync(runnerEntryFiles.bundle, 'utf8').includes('"../targets/restate/cluster.js"'));
 });

@@ -1,5 +1,6 @@
-// The services' entry point: the bundle (scripts/bundle-services.mjs) when it is current,
-// else the CLI; and the bundle itself runs a real service and rejects bad usage as the CLI does.
+// The services' entry point: the launcher of the bundle (scripts/bundle-services.mjs) when
+// the bundle is current, else the CLI; the launcher runs a real service and rejects bad usage
+// as the CLI does, and runs it from bytecode it wrote on an earlier start (serve-launch.ts).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
@@ -17,30 +18,35 @@ import {
 test('this build made a current bundle, and services start from it', () => {
   // npm test builds with npm run build (tsc, then the bundle): a build that stopped bundling
   // would leave every service on the slower unbundled start without a word.
-  assert.equal(serviceEntry({}), serviceEntryFiles.bundle);
+  assert.equal(serviceEntry({}), serviceEntryFiles.launcher);
   assert.equal(serviceEntry({ LIMBO_SERVICE_BUNDLE: 'off' }), serviceEntryFiles.main);
 });
 
 test('a bundle older than the last tsc build, or none, is not used', () => {
   const dir = mkdtempSync(join(tmpdir(), 'limbo-entry-'));
   try {
-    const files = { main: join(dir, 'main.js'), bundle: join(dir, 'b.mjs'), buildInfo: join(dir, 'info') };
+    const files = {
+      main: join(dir, 'main.js'),
+      bundle: join(dir, 'b.cjs'),
+      launcher: join(dir, 'launch.js'),
+      buildInfo: join(dir, 'info'),
+    };
     writeFileSync(files.main, '');
     assert.equal(serviceEntry({}, files), files.main, 'no bundle');
     writeFileSync(files.bundle, '');
-    assert.equal(serviceEntry({}, files), files.bundle, 'a bundle and no build info');
+    assert.equal(serviceEntry({}, files), files.launcher, 'a bundle and no build info');
     writeFileSync(files.buildInfo, '');
     utimesSync(files.bundle, new Date(1_000_000), new Date(1_000_000));
     assert.equal(serviceEntry({}, files), files.main, 'tsc built after the bundle');
     utimesSync(files.bundle, new Date(), new Date(Date.now() + 1000));
-    assert.equal(serviceEntry({}, files), files.bundle, 'bundled after tsc');
+    assert.equal(serviceEntry({}, files), files.launcher, 'bundled after tsc');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });
 
 test('the bundle serves a log server and exits 2 on a bad role', async () => {
-  const bad = spawnSync(process.execPath, [serviceEntryFiles.bundle, 'serve', 'no-such-role'], {
+  const bad = spawnSync(process.execPath, [serviceEntryFiles.launcher, 'serve', 'no-such-role'], {
     encoding: 'utf8',
     timeout: 30_000,
   });
@@ -51,7 +57,7 @@ test('the bundle serves a log server and exits 2 on a bad role', async () => {
     name: 'bundled-log',
     command: process.execPath,
     args: [
-      serviceEntryFiles.bundle,
+      serviceEntryFiles.launcher,
       'serve',
       'log',
       '--port',
