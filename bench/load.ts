@@ -1,5 +1,6 @@
 // A small closed-loop HTTP load generator for benchmarks: `concurrency` clients each send
 // the next request as soon as the previous one is answered, for `durationMs`.
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
 export interface LoadResult {
@@ -140,4 +141,24 @@ export function ownCpuMs(): number {
 
 export function fmt(n: number, digits = 1): string {
   return Number.isFinite(n) ? n.toFixed(digits) : 'n/a';
+}
+
+/**
+ * `n` bare Node processes (`node -e 0`) started side by side, in ms until the last has exited:
+ * the floor under any topology's start-up on this machine at this moment (its phase moves it).
+ */
+export async function bareNodesMs(n: number): Promise<number> {
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<void>((resolve, reject) => {
+          const c = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' });
+          c.on('error', reject);
+          c.on('exit', () => resolve());
+        }),
+    ),
+  );
+  return performance.now() - t0;
 }

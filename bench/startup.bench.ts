@@ -4,12 +4,11 @@
 // (from /proc when it serves). Beside them, the floor of any start on this machine: five bare
 // Node processes (`node -e 0`) started side by side, to exit.
 // LIMBO_BENCH_STARTUP_RUNS sets the starts per side (default 6).
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runnerLibrary } from '../src/cli/entry.js';
-import { cpuMsOf, fmt } from './load.js';
+import { bareNodesMs, cpuMsOf, fmt } from './load.js';
 
 const RUNS = Number(process.env.LIMBO_BENCH_STARTUP_RUNS ?? 6);
 const TOPOLOGY = { processors: 3, partitions: 4 };
@@ -17,23 +16,6 @@ const TOPOLOGY = { processors: 3, partitions: 4 };
 function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)] ?? NaN;
-}
-
-/** Five bare Node processes started side by side, until the last has exited. */
-async function bareNodes(): Promise<number> {
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from(
-      { length: 5 },
-      () =>
-        new Promise<void>((resolve, reject) => {
-          const c = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' });
-          c.on('error', reject);
-          c.on('exit', () => resolve());
-        }),
-    ),
-  );
-  return performance.now() - t0;
 }
 
 export async function run(): Promise<void> {
@@ -63,7 +45,7 @@ export async function run(): Promise<void> {
     for (let i = 0; i < RUNS; i++) {
       on.push(await start(cacheDir, 0));
       off.push(await start('off', 0));
-      bare.push(await bareNodes());
+      bare.push(await bareNodesMs(5));
     }
     const line = (name: string, xs: { ms: number; cpuMs: number }[]): string =>
       `${name}: start-up median ${fmt(median(xs.map((x) => x.ms)), 0)} ms, services' CPU to serving median ${fmt(median(xs.map((x) => x.cpuMs)), 0)} ms`;

@@ -88,17 +88,24 @@ export class Router {
     return c;
   }
 
-  /** Resolves on the next table change, after `timeoutMs`, or when aborted (never rejects). */
+  /**
+   * Resolves on the next table change, after `timeoutMs`, or when aborted (never rejects).
+   * Whichever comes first, the timer and the abort listener go with it: a timer left armed
+   * kept a stopping ingress alive for up to a backoff (1 s) after a request had waited here.
+   */
   async waitForChange(timeoutMs: number, signal?: AbortSignal): Promise<void> {
-    let wake: (() => void) | undefined;
-    const changed = new Promise<void>((resolve) => {
-      wake = resolve;
-      this.changeWaiters.add(resolve);
-    });
+    let wake!: () => void;
+    const woken = new Promise<void>((resolve) => (wake = resolve));
+    this.changeWaiters.add(wake);
+    const timer = setTimeout(wake, timeoutMs);
+    signal?.addEventListener('abort', wake, { once: true });
+    if (signal?.aborted === true) wake();
     try {
-      await Promise.race([changed, sleep(timeoutMs, signal).catch(() => undefined)]);
+      await woken;
     } finally {
-      if (wake) this.changeWaiters.delete(wake);
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', wake);
+      this.changeWaiters.delete(wake);
     }
   }
 
