@@ -15,9 +15,11 @@
 // to ready ran ~25 % fewer instructions with it, and only ~13 % fewer with bytecode written at
 // compile time (callgrind, Node 20). V8 checks its version, flags and the source's length
 // before using bytecode; the file name adds the bundle's size and mtime, so a rebuilt bundle
-// of the same length never runs an older build's code. The services' heap-growth flag is set
-// before compiling (serve-main sets the same again), since bytecode is taken only under the
-// flags it was made with. A missing, unreadable or unwritable cache only costs the compile.
+// of the same length never runs an older build's code, and the Node flags (command line and
+// NODE_OPTIONS), so services started with other flags keep bytecode of their own. The
+// services' heap-growth flag is set before compiling (serve-main sets the same again), since
+// bytecode is taken only under the flags it was made with. A missing, unreadable or
+// unwritable cache only costs the compile.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
@@ -40,7 +42,7 @@ function bytecodeFile(
 ): { file: string; prefix: string } {
   const role = argv[2] === 'serve' ? (argv[3] ?? '').replace(/[^a-z0-9-]/gi, '').slice(0, 32) : '';
   const config = createHash('sha256')
-    .update(JSON.stringify([process.version, process.arch, process.execArgv]))
+    .update(JSON.stringify([process.version, process.arch, process.execArgv, process.env.NODE_OPTIONS ?? '']))
     .digest('hex')
     .slice(0, 12);
   const s = statSync(bundleFile);
