@@ -1,7 +1,8 @@
 // An error's stack with its frames in a bundle (dist/src/cli/limbo.bundle.mjs or
-// serve.bundle.cjs: one esbuild file of the runner or a service) pointed back at the TypeScript lines, read from the bundle's
-// source map only when a stack is shown: loading the map with the bundle (Node's
-// --enable-source-maps) would hold its ~6 MB for the process's life to serve the rare crash.
+// serve.bundle.cjs: one esbuild file of the runner or a service) pointed back at the
+// TypeScript lines, read from the bundle's source map only when a stack is shown: loading the
+// map with the bundle (Node's --enable-source-maps) would hold its ~6 MB for the process's
+// life to serve the rare crash.
 import { readFileSync } from 'node:fs';
 import { SourceMap, type SourceMapPayload } from 'node:module';
 import { dirname, isAbsolute, resolve } from 'node:path';
@@ -24,7 +25,10 @@ function mapOf(bundle: string): SourceMap | undefined {
 
 const bundleFrame = /((?:file:\/\/)?\/[^\s():]+\.bundle\.[cm]js):(\d+):(\d+)/g;
 
-/** `stack` with every `….bundle.mjs:line:col` (or `.cjs`) that its bundle's source map knows replaced by the source's `file:line:col`. */
+/**
+ * `stack` with every `….bundle.mjs:line:col` (or `.cjs`) that its bundle's source map knows
+ * replaced by the source's `file:line:col`.
+ */
 export function mapStack(stack: string): string {
   return stack.replace(bundleFrame, (frame: string, file: string, line: string, col: string) => {
     const path = file.startsWith('file://') ? fileURLToPath(file) : file;
