@@ -5,6 +5,9 @@ import type net from 'node:net';
 
 export const HEADER = 10;
 
+/** The frame types of the floor pipeline (pipeline-node.ts) and its log alone (the log bench). */
+export const frameTypes = { hello: 0, append: 1, ack: 2, record: 3, submit: 4, reply: 5 } as const;
+
 export interface Frame {
   type: number;
   id: number;

@@ -6,6 +6,9 @@
 //   raw:    write(100 B) + fdatasync in a loop on a temp file            → fsyncs/s
 //   server: N appenders ─gRPC Append─▶ `limbo serve log` child process     → appends/s, p50, p99
 //   store:  N appenders ─▶ LogStore in this process (no gRPC: the log's own ceiling)
+//   floor:  N appenders ─raw TCP frames─▶ pipeline-node.js log (a child process: O_DSYNC group
+//           commit and an acknowledgement, nothing else), over as many connections as the
+//           server's clients — the server's ceiling in a Node process of its own
 import { mkdtempSync, rmSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,7 +17,10 @@ import { createLogClient, type LogClient } from '../src/protocol/grpc.js';
 import { startLimboService } from '../src/runtime/process.js';
 import { LogStore } from '../src/services/log/log-store.js';
 import { silentLogger } from '../src/telemetry/logger.js';
+import { Conn, frameTypes } from './frames.js';
+import { startLogFloor } from './pipeline-floor.js';
 import { recordGoal } from './summary.js';
+import net from 'node:net';
 
 const RECORD_BYTES = 100;
 const RUN_MS = Number(process.env.LIMBO_BENCH_MS ?? 3000);
@@ -57,6 +63,53 @@ interface Subject {
   fsyncs(): Promise<number>;
 }
 
+/** appends/s ÷ raw fsyncs/s at 64 appenders, by subject. */
+const ratios64 = new Map<string, number>();
+
+/** Appenders over `connections` raw TCP connections to the floor's log: each append answered by its ACK. */
+async function floorClients(
+  port: number,
+  connections: number,
+): Promise<{
+  append(worker: number): Promise<void>;
+  close(): void;
+}> {
+  const waiting = new Map<number, () => void>();
+  const conns = await Promise.all(
+    Array.from(
+      { length: connections },
+      () =>
+        new Promise<Conn>((resolve, reject) => {
+          const s = net.connect(port, '127.0.0.1', () =>
+            resolve(
+              new Conn(s, (f) => {
+                const done = waiting.get(f.id);
+                if (f.type === frameTypes.ack && done !== undefined) {
+                  waiting.delete(f.id);
+                  done();
+                }
+              }),
+            ),
+          );
+          s.once('error', reject);
+        }),
+    ),
+  );
+  let nextId = 1;
+  const record = Buffer.alloc(RECORD_BYTES, 42);
+  return {
+    append: (worker) =>
+      new Promise<void>((resolve) => {
+        const id = nextId++ >>> 0;
+        waiting.set(id, resolve);
+        (conns[worker % conns.length] as Conn).send(frameTypes.append, id, 0, record);
+      }),
+    close: () => {
+      for (const c of conns) c.socket.destroy();
+    },
+  };
+}
+
 async function measure(subject: Subject, dir: string, concurrency: number): Promise<string[]> {
   const raw = await rawFsyncsPerSecond(dir, Math.min(1500, RUN_MS));
   const latenciesMs: number[] = [];
@@ -76,14 +129,14 @@ async function measure(subject: Subject, dir: string, concurrency: number): Prom
   const fsyncs = (await subject.fsyncs()) - fsyncsBefore;
   latenciesMs.sort((a, b) => a - b);
   const appendsPerSecond = latenciesMs.length / seconds;
-  if (subject.name === 'server' && concurrency === 64) recordGoal('logAppends', appendsPerSecond / raw);
+  if (concurrency === 64) ratios64.set(subject.name, appendsPerSecond / raw);
   return [
     subject.name,
     String(concurrency),
     appendsPerSecond.toFixed(0),
     percentile(latenciesMs, 0.5).toFixed(2),
     percentile(latenciesMs, 0.99).toFixed(2),
-    (latenciesMs.length / Math.max(1, fsyncs)).toFixed(1),
+    Number.isNaN(fsyncs) ? '-' : (latenciesMs.length / Math.max(1, fsyncs)).toFixed(1),
     raw.toFixed(0),
     (appendsPerSecond / raw).toFixed(2),
   ];
@@ -129,6 +182,25 @@ export async function run(): Promise<void> {
     };
     for (const subject of [serverSubject, storeSubject])
       for (const concurrency of CONCURRENCY) rows.push(await measure(subject, dir, concurrency));
+    {
+      await using floor = await startLogFloor(1);
+      const floorClient = await floorClients(floor.port, clients.length);
+      try {
+        const floorSubject: Subject = {
+          name: 'floor',
+          append: (worker) => floorClient.append(worker),
+          fsyncs: () => Promise.resolve(NaN),
+        };
+        for (const concurrency of CONCURRENCY) rows.push(await measure(floorSubject, dir, concurrency));
+      } finally {
+        floorClient.close();
+      }
+    }
+    recordGoal(
+      'logAppends',
+      ratios64.get('server') ?? NaN,
+      `the no-work floor ${(ratios64.get('floor') ?? NaN).toFixed(1)}`,
+    );
   } finally {
     for (const c of clients) c.close();
     await server.stop();

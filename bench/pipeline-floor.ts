@@ -55,3 +55,38 @@ export async function startPipelineFloor(processors = 3, partitions = 4): Promis
     throw err;
   }
 }
+
+export interface LogFloor extends AsyncDisposable {
+  /** 127.0.0.1 port of its frames (pipeline-node.ts: APPEND in, ACK out). */
+  port: number;
+  pid: number;
+  /** Where it writes its partition files (removed on dispose). */
+  dataDir: string;
+}
+
+/**
+ * The floor's log alone (pipeline-node.ts `log`): appends as frames on raw TCP, each
+ * partition's queue written with one `O_DSYNC` write, every append acknowledged after it: the
+ * log server's work with nothing else (no gRPC, HTTP/2, protobuf, metrics, spans or checks),
+ * for the log bench's ceiling.
+ */
+export async function startLogFloor(partitions = 1): Promise<LogFloor> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'limbo-log-floor-'));
+  try {
+    const p = await startProcess({
+      name: 'floor-log',
+      command: process.execPath,
+      args: [entry, 'log', dataDir, String(partitions)],
+      env: childEnv(),
+    });
+    return {
+      port: Number(p.ready.addresses.tcp!.split(':')[1]),
+      pid: p.pid,
+      dataDir,
+      [Symbol.asyncDispose]: () => stopAll([p], dataDir),
+    };
+  } catch (err) {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+}

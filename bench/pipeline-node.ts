@@ -20,15 +20,10 @@ import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { formatReadyLine } from '../src/util/ready.js';
-import { Conn, type Frame } from './frames.js';
+import { Conn, frameTypes, type Frame } from './frames.js';
 import { exitWithParent } from './parent-watch.js';
 
-const HELLO = 0;
-const APPEND = 1;
-const ACK = 2;
-const RECORD = 3;
-const SUBMIT = 4;
-const REPLY = 5;
+const { hello: HELLO, append: APPEND, ack: ACK, record: RECORD, submit: SUBMIT, reply: REPLY } = frameTypes;
 function listen(server: net.Server | http.Server): Promise<number> {
   return new Promise((resolve) =>
     server.listen(0, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port)),

@@ -9,7 +9,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
-import { startPipelineFloor } from '../../bench/pipeline-floor.js';
+import net from 'node:net';
+import { Conn, frameTypes } from '../../bench/frames.js';
+import { startLogFloor, startPipelineFloor } from '../../bench/pipeline-floor.js';
 import { processRuns } from '../helpers/process-state.js';
 
 test('the floor pipeline answers each call with its own body after appending two records', async () => {
@@ -119,4 +121,42 @@ setInterval(() => {}, 1000);`;
     parent.kill('SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
   }
+});
+
+test("the log bench's floor acknowledges each append once its bytes are in the partition's file", async () => {
+  const floor = await startLogFloor(1);
+  const { pid, dataDir } = floor;
+  const acked = new Set<number>();
+  const conns: Conn[] = [];
+  try {
+    for (let i = 0; i < 2; i++)
+      conns.push(
+        await new Promise<Conn>((resolve, reject) => {
+          const s = net.connect(floor.port, '127.0.0.1', () =>
+            resolve(
+              new Conn(s, (f) => {
+                if (f.type !== frameTypes.ack) return;
+                // Every acknowledged append's 100 bytes are in the file by the time its ACK arrives.
+                acked.add(f.id);
+                const size = statSync(join(dataDir, 'p0.log')).size;
+                assert.ok(
+                  size >= 100 * acked.size,
+                  `${acked.size} appends acknowledged, ${size} bytes on disk`,
+                );
+              }),
+            ),
+          );
+          s.once('error', reject);
+        }),
+      );
+    for (let id = 1; id <= 50; id++) conns[id % 2]!.send(frameTypes.append, id, 0, Buffer.alloc(100, id));
+    const deadline = Date.now() + 10_000;
+    while (acked.size < 50 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(acked.size, 50, 'every append acknowledged');
+    assert.equal(statSync(join(dataDir, 'p0.log')).size, 50 * 100);
+  } finally {
+    for (const c of conns) c.socket.destroy();
+    await floor[Symbol.asyncDispose]();
+  }
+  assert.equal(processRuns(pid), false, 'the log floor is still running');
 });
