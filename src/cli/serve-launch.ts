@@ -4,7 +4,7 @@
 // service calls on its way to ready is about a third of a service's start-up CPU; five start
 // side by side on a topology's start, and again on every restart a fault makes.
 //
-//   argv: serve <role> … ─▶ <cache dir>/serve-<role>-<Node+flags>-<bundle stamp>.bin
+//   argv: serve <role> … ─▶ <cache dir>/serve-<role>-<Node+flags>-<bundle's size+hash>.bin
 //        ├─ there and V8 takes it ─▶ vm.Script(bundle, cachedData) ─▶ run
 //        └─ none, or V8 refuses it ─▶ compile and run; once the service has started (2 s
 //           later), write the bytecode V8 has by then — the bundle's own and every function
@@ -14,14 +14,14 @@
 // does), so it holds the functions compiled lazily on the way to ready too: one log service
 // to ready ran ~25 % fewer instructions with it, and only ~13 % fewer with bytecode written at
 // compile time (callgrind, Node 20). V8 checks its version, flags and the source's length
-// before using bytecode; the file name adds the bundle's size and mtime, so a rebuilt bundle
-// of the same length never runs an older build's code, and the Node flags (command line and
+// before using bytecode; the file name adds a hash of the bundle's content, so a rebuilt
+// bundle of the same length never runs an older build's code, and the Node flags (command line and
 // NODE_OPTIONS), so services started with other flags keep bytecode of their own. The
 // services' heap-growth flag is set before compiling (serve-main sets the same again), since
 // bytecode is taken only under the flags it was made with. A missing, unreadable or
 // unwritable cache only costs the compile.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,20 +34,22 @@ const BYTECODE_WRITE_DELAY_MS = 2000;
 
 const bundle = fileURLToPath(new URL('serve.bundle.cjs', import.meta.url));
 
-/** The bytecode file for this process, and the prefix its older bundles' files share. */
+/** The bytecode file for this process, and the prefix its other bundles' files share. */
 function bytecodeFile(
   dir: string,
   argv: readonly string[],
-  bundleFile: string,
+  source: Buffer,
 ): { file: string; prefix: string } {
   const role = argv[2] === 'serve' ? (argv[3] ?? '').replace(/[^a-z0-9-]/gi, '').slice(0, 32) : '';
   const config = createHash('sha256')
     .update(JSON.stringify([process.version, process.arch, process.execArgv, process.env.NODE_OPTIONS ?? '']))
     .digest('hex')
     .slice(0, 12);
-  const s = statSync(bundleFile);
+  // The bundle's content (~2 ms to hash), not its mtime: a rebuild that changes nothing (npx in
+  // a fresh clone runs the package's prepare) keeps its bytecode.
+  const content = createHash('sha256').update(source).digest('hex').slice(0, 16);
   const prefix = `serve-${role || 'other'}-${config}-`;
-  return { file: join(dir, `${prefix}${s.size}-${Math.floor(s.mtimeMs)}.bin`), prefix };
+  return { file: join(dir, `${prefix}${source.length}-${content}.bin`), prefix };
 }
 
 function readOrUndefined(file: string): Buffer | undefined {
@@ -76,14 +78,10 @@ function writeBytecode(script: vm.Script, dir: string, file: string, prefix: str
 
 limitHeapGrowth();
 const dir = compileCacheDir();
-let target: { file: string; prefix: string } | undefined;
-try {
-  target = dir !== undefined ? bytecodeFile(dir, process.argv, bundle) : undefined;
-} catch {
-  target = undefined;
-}
+const source = readFileSync(bundle);
+const target = dir !== undefined ? bytecodeFile(dir, process.argv, source) : undefined;
 const cachedData = target !== undefined ? readOrUndefined(target.file) : undefined;
-const script = new vm.Script(Module.wrap(readFileSync(bundle, 'utf8')), {
+const script = new vm.Script(Module.wrap(source.toString('utf8')), {
   filename: bundle,
   ...(cachedData !== undefined ? { cachedData } : {}),
 });
