@@ -1,7 +1,7 @@
 // Length-prefixed frames on a TCP socket, written together once per tick: the transport of the
 // cluster bench's no-work floor (pipeline-node.ts) and of the transport bench's raw side.
 //   u32 length of the rest | u8 type | u32 id | u8 partition | payload
-import type net from 'node:net';
+import net from 'node:net';
 
 export const HEADER = 10;
 
@@ -61,4 +61,12 @@ export class Conn {
     const parts = this.out.splice(0);
     if (!this.socket.destroyed) this.socket.write(Buffer.concat(parts));
   }
+}
+
+/** A frame connection to 127.0.0.1:`port`, once connected. */
+export function connectFrames(port: number, onFrame: (f: Frame, c: Conn) => void): Promise<Conn> {
+  return new Promise((resolve, reject) => {
+    const s = net.connect(port, '127.0.0.1', () => resolve(new Conn(s, onFrame)));
+    s.once('error', reject);
+  });
 }

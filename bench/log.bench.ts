@@ -17,10 +17,9 @@ import { createLogClient, type LogClient } from '../src/protocol/grpc.js';
 import { startLimboService } from '../src/runtime/process.js';
 import { LogStore } from '../src/services/log/log-store.js';
 import { silentLogger } from '../src/telemetry/logger.js';
-import { Conn, frameTypes } from './frames.js';
+import { connectFrames, frameTypes, type Conn } from './frames.js';
 import { startLogFloor } from './pipeline-floor.js';
 import { recordGoal } from './summary.js';
-import net from 'node:net';
 
 const RECORD_BYTES = 100;
 const RUN_MS = Number(process.env.LIMBO_BENCH_MS ?? 3000);
@@ -76,23 +75,14 @@ async function floorClients(
 }> {
   const waiting = new Map<number, () => void>();
   const conns = await Promise.all(
-    Array.from(
-      { length: connections },
-      () =>
-        new Promise<Conn>((resolve, reject) => {
-          const s = net.connect(port, '127.0.0.1', () =>
-            resolve(
-              new Conn(s, (f) => {
-                const done = waiting.get(f.id);
-                if (f.type === frameTypes.ack && done !== undefined) {
-                  waiting.delete(f.id);
-                  done();
-                }
-              }),
-            ),
-          );
-          s.once('error', reject);
-        }),
+    Array.from({ length: connections }, () =>
+      connectFrames(port, (f) => {
+        const done = waiting.get(f.id);
+        if (f.type === frameTypes.ack && done !== undefined) {
+          waiting.delete(f.id);
+          done();
+        }
+      }),
     ),
   );
   let nextId = 1;

@@ -20,7 +20,7 @@ import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { formatReadyLine } from '../src/util/ready.js';
-import { Conn, frameTypes, type Frame } from './frames.js';
+import { Conn, connectFrames, frameTypes } from './frames.js';
 import { exitWithParent } from './parent-watch.js';
 
 const { hello: HELLO, append: APPEND, ack: ACK, record: RECORD, submit: SUBMIT, reply: REPLY } = frameTypes;
@@ -28,13 +28,6 @@ function listen(server: net.Server | http.Server): Promise<number> {
   return new Promise((resolve) =>
     server.listen(0, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port)),
   );
-}
-
-function connect(port: number, onFrame: (f: Frame, c: Conn) => void): Promise<Conn> {
-  return new Promise((resolve, reject) => {
-    const s = net.connect(port, '127.0.0.1', () => resolve(new Conn(s, onFrame)));
-    s.once('error', reject);
-  });
 }
 
 async function runLog(dataDir: string, partitions: number): Promise<number> {
@@ -97,7 +90,7 @@ async function runProcessor(index: number, logPort: number): Promise<number> {
       w.then();
     }
   };
-  const log = await connect(logPort, (f) => {
+  const log = await connectFrames(logPort, (f) => {
     if (f.type === ACK) settle(f.id, 'acked');
     else if (f.type === RECORD) {
       applied[f.partition] = f.id;
@@ -131,7 +124,7 @@ async function runIngress(partitions: number, processorPorts: number[]): Promise
   const waiting = new Map<number, (payload: Buffer) => void>();
   const conns = await Promise.all(
     processorPorts.map((port) =>
-      connect(port, (f) => {
+      connectFrames(port, (f) => {
         const w = waiting.get(f.id);
         if (w === undefined) return;
         waiting.delete(f.id);

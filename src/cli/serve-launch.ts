@@ -34,12 +34,16 @@ const BYTECODE_WRITE_DELAY_MS = 2000;
 
 const bundle = fileURLToPath(new URL('serve.bundle.cjs', import.meta.url));
 
-/** The bytecode file for this process, and the prefix its other bundles' files share. */
-function bytecodeFile(
-  dir: string,
-  argv: readonly string[],
-  source: Buffer,
-): { file: string; prefix: string } {
+interface BytecodeFile {
+  dir: string;
+  /** The file's name in `dir`. */
+  name: string;
+  /** What the same role's files of other bundles share with it. */
+  prefix: string;
+}
+
+/** The bytecode file for this process. */
+function bytecodeFile(dir: string, argv: readonly string[], source: Buffer): BytecodeFile {
   const role = argv[2] === 'serve' ? (argv[3] ?? '').replace(/[^a-z0-9-]/gi, '').slice(0, 32) : '';
   const config = createHash('sha256')
     .update(JSON.stringify([process.version, process.arch, process.execArgv, process.env.NODE_OPTIONS ?? '']))
@@ -49,7 +53,7 @@ function bytecodeFile(
   // a fresh clone runs the package's prepare) keeps its bytecode.
   const content = createHash('sha256').update(source).digest('hex').slice(0, 16);
   const prefix = `serve-${role || 'other'}-${config}-`;
-  return { file: join(dir, `${prefix}${source.length}-${content}.bin`), prefix };
+  return { dir, name: `${prefix}${source.length}-${content}.bin`, prefix };
 }
 
 function readOrUndefined(file: string): Buffer | undefined {
@@ -60,14 +64,14 @@ function readOrUndefined(file: string): Buffer | undefined {
   }
 }
 
-function writeBytecode(script: vm.Script, dir: string, file: string, prefix: string): void {
+function writeBytecode(script: vm.Script, { dir, name, prefix }: BytecodeFile): void {
   try {
     mkdirSync(dir, { recursive: true });
     // Services of one role start side by side: each writes its own file and renames it into place.
+    const file = join(dir, name);
     const tmp = `${file}.${process.pid}.tmp`;
     writeFileSync(tmp, script.createCachedData());
     renameSync(tmp, file);
-    const name = file.slice(dir.length + 1);
     for (const other of readdirSync(dir))
       if (other.startsWith(prefix) && other !== name && !other.endsWith('.tmp'))
         rmSync(join(dir, other), { force: true });
@@ -80,19 +84,13 @@ limitHeapGrowth();
 const dir = compileCacheDir();
 const source = readFileSync(bundle);
 const target = dir !== undefined ? bytecodeFile(dir, process.argv, source) : undefined;
-const cachedData = target !== undefined ? readOrUndefined(target.file) : undefined;
+const cachedData = target !== undefined ? readOrUndefined(join(target.dir, target.name)) : undefined;
 const script = new vm.Script(Module.wrap(source.toString('utf8')), {
   filename: bundle,
   ...(cachedData !== undefined ? { cachedData } : {}),
 });
-if (
-  dir !== undefined &&
-  target !== undefined &&
-  (cachedData === undefined || script.cachedDataRejected === true)
-) {
-  const { file, prefix } = target;
-  setTimeout(() => writeBytecode(script, dir, file, prefix), BYTECODE_WRITE_DELAY_MS).unref();
-}
+if (target !== undefined && (cachedData === undefined || script.cachedDataRejected === true))
+  setTimeout(() => writeBytecode(script, target), BYTECODE_WRITE_DELAY_MS).unref();
 const run = script.runInThisContext() as (
   exports: object,
   require: NodeJS.Require,

@@ -9,8 +9,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
-import net from 'node:net';
-import { Conn, frameTypes } from '../../bench/frames.js';
+import { connectFrames, frameTypes, type Conn } from '../../bench/frames.js';
 import { startLogFloor, startPipelineFloor } from '../../bench/pipeline-floor.js';
 import { processRuns } from '../helpers/process-state.js';
 
@@ -131,22 +130,12 @@ test("the log bench's floor acknowledges each append once its bytes are in the p
   try {
     for (let i = 0; i < 2; i++)
       conns.push(
-        await new Promise<Conn>((resolve, reject) => {
-          const s = net.connect(floor.port, '127.0.0.1', () =>
-            resolve(
-              new Conn(s, (f) => {
-                if (f.type !== frameTypes.ack) return;
-                // Every acknowledged append's 100 bytes are in the file by the time its ACK arrives.
-                acked.add(f.id);
-                const size = statSync(join(dataDir, 'p0.log')).size;
-                assert.ok(
-                  size >= 100 * acked.size,
-                  `${acked.size} appends acknowledged, ${size} bytes on disk`,
-                );
-              }),
-            ),
-          );
-          s.once('error', reject);
+        await connectFrames(floor.port, (f) => {
+          if (f.type !== frameTypes.ack) return;
+          // Every acknowledged append's 100 bytes are in the file by the time its ACK arrives.
+          acked.add(f.id);
+          const size = statSync(join(dataDir, 'p0.log')).size;
+          assert.ok(size >= 100 * acked.size, `${acked.size} appends acknowledged, ${size} bytes on disk`);
         }),
       );
     for (let id = 1; id <= 50; id++) conns[id % 2]!.send(frameTypes.append, id, 0, Buffer.alloc(100, id));
