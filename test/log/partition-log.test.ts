@@ -69,6 +69,42 @@ test('group commit: concurrent appends share fsyncs, each gets its own LSNs', as
   await assert.rejects(log.append([Buffer.from('late')]), { code: 'E_STOPPED' });
 });
 
+test("an append made from an earlier append's answer is written too, in order; a closed log refuses at once", async () => {
+  using dir = tempDir();
+  const log = await PartitionLog.open({ partition: 0, file: join(dir.path, 'p.log'), logger: silentLogger });
+  const firsts: number[] = [];
+  try {
+    // Each answer makes the next append from inside the group commit's loop, when no other
+    // append is queued: the loop must still write it (else the chain stops, and the wait below
+    // fails after 5 s).
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      new Promise<void>((resolve, reject) => {
+        const next = (i: number): void =>
+          log.enqueue([recordOf(i, 20)], (err, firstLsn) => {
+            if (err !== undefined) return reject(err);
+            firsts.push(firstLsn);
+            if (i < 4) next(i + 1);
+            else resolve();
+          });
+        next(0);
+      }),
+      new Promise<void>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`appends stopped after LSNs ${firsts.join(', ')}`)), 5000);
+      }),
+    ]).finally(() => clearTimeout(timer));
+    assert.deepEqual(firsts, [1, 2, 3, 4, 5]);
+    const entries = await log.read(1, { maxEntries: 10, maxBytes: 1 << 20 });
+    entries.forEach((e, i) => assert.ok(e.payload.equals(recordOf(i, 20)), `record ${i + 1}`));
+  } finally {
+    await log.close();
+  }
+  assert.throws(
+    () => log.enqueue([Buffer.from('late')], () => assert.fail('a refused append is never answered')),
+    { code: 'E_STOPPED' },
+  );
+});
+
 test('appends beyond the pending bound are refused as overloaded, the rest stay gap-free', async () => {
   using dir = tempDir();
   const log = await PartitionLog.open({

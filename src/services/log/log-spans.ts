@@ -32,6 +32,17 @@ export function startLogSpan(
   );
 }
 
+/** Ends `span`: with `attributes` when `err` is undefined, else with `err` as its status. */
+export function endSpan(
+  span: Span,
+  err: Error | undefined,
+  attributes: Record<string, string | number | boolean>,
+): void {
+  if (err === undefined) span.setAttributes(attributes);
+  else span.setStatus({ code: SpanStatusCode.ERROR, message: err.message });
+  span.end();
+}
+
 /** Ends `span` when `work` settles: attributes from its value, or its error as the status. */
 export async function traced<T>(
   span: Span,

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Logger } from '../../telemetry/logger.js';
 import { ensureDir } from './ensure-dir.js';
 import { LogServerError, unknownPartition } from './errors.js';
-import { PartitionLog, type PartitionLogHooks } from './partition-log.js';
+import { PartitionLog, type AppendDone, type PartitionLogHooks } from './partition-log.js';
 
 export interface LogStoreOptions {
   dataDir: string;
@@ -58,17 +58,28 @@ export class LogStore {
   }
 
   append(partition: number, records: readonly Uint8Array[]): Promise<{ firstLsn: number; lastLsn: number }> {
+    return this.check(partition, records).append(records);
+  }
+
+  /** append answered through `done` (PartitionLog.enqueue): throws when refused. */
+  enqueue(partition: number, records: readonly Uint8Array[], done: AppendDone): void {
+    this.check(partition, records).enqueue(records, done);
+  }
+
+  /** The partition's log, once `records` are fit to append to it (else the refusal, thrown). */
+  private check(partition: number, records: readonly Uint8Array[]): PartitionLog {
     const log = this.partition(partition);
     if (records.length === 0)
       throw new LogServerError('E_EMPTY_APPEND', `append to partition ${partition} carries no records`);
-    records.forEach((r, i) => {
-      if (r.length > this.o.maxRecordBytes)
+    for (let i = 0; i < records.length; i++) {
+      const bytes = (records[i] as Uint8Array).length;
+      if (bytes > this.o.maxRecordBytes)
         throw new LogServerError(
           'E_RECORD_TOO_LARGE',
-          `record ${i} is ${r.length} bytes, over the limit of ${this.o.maxRecordBytes} bytes (--max-record-bytes)`,
+          `record ${i} is ${bytes} bytes, over the limit of ${this.o.maxRecordBytes} bytes (--max-record-bytes)`,
         );
-    });
-    return log.append(records);
+    }
+    return log;
   }
 
   async close(): Promise<void> {
