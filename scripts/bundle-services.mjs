@@ -14,7 +14,7 @@
 // bundle's entry keeps the bundle's, which it registers as the library `limbo` loads.
 //
 //   node scripts/bundle-services.mjs        (npm run build runs it after tsc)
-import { readFileSync, rmSync, statSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -59,7 +59,7 @@ for (const old of ['dist/src/cli/serve.bundle.mjs', 'dist/src/cli/serve.bundle.m
 const { ownImportMeta } = await import('../dist/src/util/load-ts.js');
 for (const { entry, outfile, format, banner, define = {}, supported = {}, external = [] } of bundles) {
   const t0 = performance.now();
-  await esbuild.build({
+  const built = await esbuild.build({
     entryPoints: [root + entry],
     outfile: root + outfile,
     bundle: true,
@@ -81,7 +81,23 @@ for (const { entry, outfile, format, banner, define = {}, supported = {}, extern
     minifyWhitespace: true,
     minifySyntax: true,
     logLevel: 'warning',
+    write: false,
   });
+  // Services and runners may be starting from these files while a build runs (npx in a clone
+  // runs the package's prepare, which builds, in the middle of the tests): a file is replaced
+  // whole (written beside it, then renamed over it), or, when its bytes are the same, only
+  // touched, so that it stays newer than the tsc build (util/bundle.ts) and nothing reads it
+  // half-written.
+  for (const file of built.outputFiles) {
+    if (sameBytes(file.path, file.contents)) {
+      const now = new Date();
+      utimesSync(file.path, now, now);
+      continue;
+    }
+    const tmp = `${file.path}.${process.pid}.tmp`;
+    writeFileSync(tmp, file.contents);
+    renameSync(tmp, file.path);
+  }
   // V8 keeps a script's whole source for the process's life, in one byte a character only if
   // every character is Latin-1: one other character (esbuild cannot escape it inside a
   // String.raw template) doubles it (the runner's: 2.4 -> 4.9 MiB). Escape it in the source.
@@ -98,4 +114,12 @@ for (const { entry, outfile, format, banner, define = {}, supported = {}, extern
   process.stdout.write(
     `bundle-services: ${outfile} (${Math.round(statSync(root + outfile).size / 1024)} KiB) in ${Math.round(performance.now() - t0)} ms\n`,
   );
+}
+
+function sameBytes(path, contents) {
+  try {
+    return Buffer.from(contents.buffer, contents.byteOffset, contents.byteLength).equals(readFileSync(path));
+  } catch {
+    return false;
+  }
 }
