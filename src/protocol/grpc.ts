@@ -12,18 +12,22 @@ import * as protoLoader from '@grpc/proto-loader';
 import type * as w from './wire.js';
 import { AppendBatcher } from './append-batcher.js';
 import { AppendStreamSender } from './append-stream.js';
+import { logCodecs } from './log-codec.js';
 import { ProcessorCallSender } from './call-stream.js';
 
 const protoPath = fileURLToPath(new URL('../../../src/protocol/limbo.proto', import.meta.url));
 
-const packageDefinition = protoLoader.loadSync(protoPath, {
+/** How proto-loader shapes messages as objects (wire.ts describes the result). */
+export const protoLoaderOptions: protoLoader.Options = {
   keepCase: false,
   longs: Number,
   enums: String,
   bytes: Buffer,
   defaults: true,
   oneofs: true,
-});
+};
+
+const packageDefinition = protoLoader.loadSync(protoPath, protoLoaderOptions);
 
 interface LoadedService {
   service: grpc.ServiceDefinition;
@@ -34,8 +38,41 @@ const loaded = grpc.loadPackageDefinition(packageDefinition) as unknown as {
 };
 const pkg = loaded.limbo.v1;
 
+/**
+ * The Log service with its busiest methods' messages through protobufjs's codec directly
+ * (log-codec.ts): the same bytes, about half the CPU a batch. Clients and the server both use it.
+ */
+function logServiceWithCodecs(service: grpc.ServiceDefinition): grpc.ServiceDefinition {
+  const c = logCodecs(protoPath);
+  const batches = {
+    requestSerialize: c.appendBatchRequest.serialize,
+    requestDeserialize: c.appendBatchRequest.deserialize,
+    responseSerialize: c.appendBatchResponse.serialize,
+    responseDeserialize: c.appendBatchResponse.deserialize,
+  };
+  const method = (name: string, codec: object): grpc.MethodDefinition<unknown, unknown> => {
+    const m = service[name];
+    if (m === undefined) throw new Error(`limbo.proto has no Log.${name}`);
+    return { ...m, ...codec };
+  };
+  return {
+    ...service,
+    AppendBatch: method('AppendBatch', batches),
+    AppendStream: method('AppendStream', batches),
+    Read: method('Read', {
+      responseSerialize: c.readResponse.serialize,
+      responseDeserialize: c.readResponse.deserialize,
+    }),
+  };
+}
+const logService = logServiceWithCodecs(pkg.Log.service);
+const LogClientConstructor = grpc.makeClientConstructor(
+  logService,
+  'limbo.v1.Log',
+) as unknown as LoadedService;
+
 export const serviceDefinitions = {
-  log: pkg.Log.service,
+  log: logService,
   controller: pkg.Controller.service,
   processor: pkg.Processor.service,
 } as const;
@@ -179,7 +216,7 @@ function channel(ctor: LoadedService, address: string, options?: grpc.ChannelOpt
 }
 
 export function createLogClient(address: string, options?: grpc.ChannelOptions): LogClient {
-  const c = channel(pkg.Log, address, options);
+  const c = channel(LogClientConstructor, address, options);
   const appendStream = (c as unknown as Record<string, unknown>).appendStream as (
     md: grpc.Metadata,
   ) => grpc.ClientDuplexStream<w.AppendBatchRequest, w.AppendBatchResponse>;
