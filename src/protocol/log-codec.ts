@@ -14,8 +14,8 @@ import protobuf from 'protobufjs';
 import type * as w from './wire.js';
 
 export interface Codec<T> {
-  serialize(value: T): Buffer;
-  deserialize(bytes: Buffer): T;
+  serialize: (value: T) => Buffer;
+  deserialize: (bytes: Buffer) => T;
 }
 
 export interface LogCodecs {
