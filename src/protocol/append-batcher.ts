@@ -12,8 +12,10 @@
 //
 // Each append keeps its own trace context (the `traceparent` of its metadata travels in its
 // item: the server's `log append` span is still one per append, child of the caller's span),
-// its own deadline (a timer answers it DEADLINE_EXCEEDED when its time is up, queued or on
-// the wire; the batch call's deadline is the latest of its items'), and its own AbortSignal
+// its own deadline (answered DEADLINE_EXCEEDED when its time is up, queued or on the wire; the
+// batch call's deadline is the latest of its items'. One timer per batcher, armed for the
+// earliest deadline of the appends not yet answered, instead of one per append: appends are
+// answered in about a millisecond and time out after seconds), and its own AbortSignal
 // (an aborted append is answered CANCELLED at once: still queued, it is skipped when its turn
 // comes, never sent). A batch on the wire whose appends have all been answered so is cancelled.
 import { status } from '@grpc/grpc-js';
@@ -49,10 +51,16 @@ interface Pending {
   deadline: number | undefined;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
-  timer: NodeJS.Timeout | undefined;
+  /** The batch it went out in, while that is on the wire. */
+  batch: Batch | undefined;
   settled: boolean;
   resolve(res: w.AppendResponse): void;
   reject(err: AppendError): void;
+}
+
+interface Batch {
+  items: Pending[];
+  call: BatchCall;
 }
 
 /** A ServiceError-shaped error for status `code` (grpc-js formats its own messages the same way). */
@@ -68,6 +76,12 @@ export class AppendBatcher {
   private readonly now: () => number;
   private calls = 0;
   private appends = 0;
+  /** Batches on the wire. */
+  private readonly onWire = new Set<Batch>();
+  /** Appends with a deadline not yet answered, and the one timer for the earliest deadline. */
+  private timed = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Infinity;
 
   constructor(private readonly o: AppendBatcherOptions) {
     this.maxInFlight = o.maxInFlight ?? 4;
@@ -99,7 +113,7 @@ export class AppendBatcher {
         deadline: options.timeoutMs !== undefined ? this.now() + options.timeoutMs : undefined,
         signal,
         onAbort: undefined,
-        timer: undefined,
+        batch: undefined,
         settled: false,
         resolve,
         reject,
@@ -108,11 +122,10 @@ export class AppendBatcher {
         p.onAbort = () => this.giveUp(p, appendError(status.CANCELLED, 'Cancelled on client'));
         signal.addEventListener('abort', p.onAbort, { once: true });
       }
-      if (options.timeoutMs !== undefined)
-        p.timer = setTimeout(
-          () => this.giveUp(p, appendError(status.DEADLINE_EXCEEDED, 'Deadline exceeded')),
-          Math.max(0, options.timeoutMs),
-        );
+      if (p.deadline !== undefined) {
+        this.timed++;
+        this.armFor(p.deadline);
+      }
       this.queue.push(p);
       this.schedule();
     });
@@ -122,19 +135,49 @@ export class AppendBatcher {
     if (p.settled) return false;
     p.settled = true;
     if (p.onAbort) p.signal?.removeEventListener('abort', p.onAbort);
-    if (p.timer) clearTimeout(p.timer);
+    // The last timed append answered: nothing is left for the timer (nor for it to hold the process).
+    if (p.deadline !== undefined && --this.timed === 0) this.disarm();
     return true;
+  }
+
+  /** Makes sure the timer fires by `deadline`. */
+  private armFor(deadline: number): void {
+    if (deadline >= this.timerAt) return;
+    clearTimeout(this.timer);
+    this.timerAt = deadline;
+    this.timer = setTimeout(() => this.expire(), Math.max(0, deadline - this.now()));
+  }
+
+  private disarm(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.timerAt = Infinity;
+  }
+
+  /** Answers every append whose deadline has passed, and arms the timer for the next deadline. */
+  private expire(): void {
+    this.timer = undefined;
+    this.timerAt = Infinity;
+    const now = this.now();
+    let next = Infinity;
+    const check = (p: Pending): void => {
+      if (p.settled || p.deadline === undefined) return;
+      if (p.deadline <= now) this.giveUp(p, appendError(status.DEADLINE_EXCEEDED, 'Deadline exceeded'));
+      else next = Math.min(next, p.deadline);
+    };
+    for (const p of this.queue) check(p);
+    for (const batch of [...this.onWire]) batch.items.forEach(check);
+    if (next !== Infinity) this.armFor(next);
   }
 
   /** Answers `p` with `err` now: skipped when its turn in the queue comes, or its batch cancelled once nobody waits on it. */
   private giveUp(p: Pending, err: AppendError): void {
     if (!this.settle(p)) return;
     p.reject(err);
-    const batch = this.onWire.get(p);
+    const batch = p.batch;
     if (batch && batch.items.every((q) => q.settled)) batch.call.cancel();
   }
 
-  private readonly onWire = new Map<Pending, { items: Pending[]; call: BatchCall }>();
   private scheduled = false;
 
   private schedule(): void {
@@ -169,8 +212,9 @@ export class AppendBatcher {
     this.calls++;
     this.appends += items.length;
     const call = this.o.send({ items: items.map((p) => p.item) }, deadline);
-    const batch = { items, call };
-    for (const p of items) this.onWire.set(p, batch);
+    const batch: Batch = { items, call };
+    this.onWire.add(batch);
+    for (const p of items) p.batch = batch;
     void call.done
       .then(
         (res) => {
@@ -193,7 +237,8 @@ export class AppendBatcher {
         },
       )
       .finally(() => {
-        for (const p of items) this.onWire.delete(p);
+        this.onWire.delete(batch);
+        for (const p of items) p.batch = undefined;
         this.inFlight--;
         if (this.queue.length > 0) this.schedule();
       });
