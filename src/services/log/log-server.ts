@@ -7,7 +7,6 @@
 import type { Registry } from 'prom-client';
 import { bindServer, grpc, serverOptions, serviceDefinitions } from '../../protocol/grpc.js';
 import { limits } from '../../protocol/limits.js';
-import { sleep } from '../../util/backoff.js';
 import { messageOf } from '../../util/errors.js';
 import type * as w from '../../protocol/wire.js';
 import { noBugs, type BugName } from '../bugs.js';
@@ -336,20 +335,42 @@ function logHandlers(
     let next = Math.max(1, call.request.fromLsn);
     // Bug switch: a read resuming from an LSN starts one entry too late.
     if (bugs.has('read-skips-after-reconnect') && next > 1) next++;
+    // The loop's waits (the tail moving, the batch delay, the transport taking a message) end
+    // early when the stream goes away: one abort listener for the stream's life, which ends
+    // whichever wait is under way, instead of one added and removed per wait.
+    let stopWaiting: (() => void) | undefined;
+    signal.addEventListener('abort', () => stopWaiting?.(), { once: true });
+    const until = (start: (resume: () => void) => (() => void) | void): Promise<void> =>
+      new Promise((resolve) => {
+        if (signal.aborted) return resolve();
+        let cleanup: (() => void) | void = undefined;
+        const resume = (): void => {
+          if (stopWaiting === resume) stopWaiting = undefined;
+          cleanup?.();
+          resolve();
+        };
+        stopWaiting = resume;
+        cleanup = start(resume);
+      });
     void (async () => {
       while (!signal.aborted && !partitionLog.isClosed) {
-        const entries = await partitionLog.read(next, READ_BATCH);
+        const entries =
+          partitionLog.readInMemory(next, READ_BATCH) ?? (await partitionLog.read(next, READ_BATCH));
         const last = entries[entries.length - 1];
         if (!last) {
-          await partitionLog.waitForTail(next - 1, signal);
+          const past = next - 1;
+          await until((resume) => void partitionLog.tailPast(past).then(resume));
           // Caught up and asked to wait: what is appended in the next few ms goes along.
-          // An abort ends the wait early; the loop's condition then ends the read.
-          if (batchDelayMs > 0) await sleep(batchDelayMs, signal).catch(() => undefined);
+          if (batchDelayMs > 0)
+            await until((resume) => {
+              const timer = setTimeout(resume, batchDelayMs);
+              return () => clearTimeout(timer);
+            });
           continue;
         }
         next = last.lsn + 1;
         sent += entries.length;
-        await writeMessage(call, { entries }, signal);
+        await until((resume) => void call.write({ entries }, resume));
       }
     })().then(
       () => {

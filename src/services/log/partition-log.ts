@@ -279,38 +279,24 @@ export class PartitionLog {
     wake.resolve();
   }
 
-  /** Resolves once the tail is past `afterLsn`, the signal aborts, or the log closes. */
-  async waitForTail(afterLsn: number, signal: AbortSignal): Promise<void> {
-    while (this.tailLsn <= afterLsn && !this.closed && !signal.aborted) {
-      const wake = this.tailWake.promise;
-      await new Promise<void>((resolve) => {
-        const onAbort = (): void => resolve();
-        signal.addEventListener('abort', onAbort, { once: true });
-        void wake.then(() => {
-          signal.removeEventListener('abort', onAbort);
-          resolve();
-        });
-      });
-    }
+  /**
+   * Resolves once the tail is past `afterLsn` or the log closes (at once if it already is): the
+   * one promise every tailing reader waits on, settled by the next group commit.
+   */
+  tailPast(afterLsn: number): Promise<void> {
+    return this.tailLsn > afterLsn || this.closed ? Promise.resolve() : this.tailWake.promise;
   }
 
   /** Durable entries from `fromLsn` on (0 and 1 both mean the start), within the limits. */
   async read(fromLsn: number, limits: ReadLimits): Promise<LogEntry[]> {
-    const first = Math.max(1, fromLsn);
-    const tail = this.tailLsn;
-    if (first > tail) return [];
-    const startOffset = this.starts[first - 1] as number;
-    let last = first;
-    while (last < tail && last - first + 1 < limits.maxEntries) {
-      const nextEnd = this.endOf(last + 1);
-      if (nextEnd - startOffset > limits.maxBytes) break;
-      last++;
-    }
-    const endOffset = this.endOf(last);
-    const buf = this.fromCache(startOffset, endOffset) ?? (await this.fromFile(startOffset, endOffset));
+    const range = this.rangeOf(fromLsn, limits);
+    if (range === undefined) return [];
+    const cached = this.fromCache(range.startOffset, range.endOffset);
+    if (cached !== undefined) return this.cachedEntries(cached, range);
+    const buf = await this.fromFile(range.startOffset, range.endOffset);
     const entries: LogEntry[] = [];
-    for (let lsn = first; lsn <= last; lsn++) {
-      const at = (this.starts[lsn - 1] as number) - startOffset;
+    for (let lsn = range.first; lsn <= range.last; lsn++) {
+      const at = (this.starts[lsn - 1] as number) - range.startOffset;
       const check = checkFrame(buf, at);
       if (check.kind !== 'ok')
         throw new LogServerError(
@@ -320,6 +306,52 @@ export class PartitionLog {
       entries.push({
         lsn,
         payload: buf.subarray(at + FRAME_HEADER_BYTES, at + FRAME_HEADER_BYTES + check.payloadBytes),
+      });
+    }
+    return entries;
+  }
+
+  /**
+   * read without a promise when the entries are in memory (the tailing readers' case: what was
+   * just written) or there are none; undefined when they must come from the file. Frames in
+   * memory are the bytes this process wrote: their lengths come from the index, and their
+   * checksums, there for what comes back from the disk, are not computed again.
+   */
+  readInMemory(fromLsn: number, limits: ReadLimits): LogEntry[] | undefined {
+    const range = this.rangeOf(fromLsn, limits);
+    if (range === undefined) return [];
+    const cached = this.fromCache(range.startOffset, range.endOffset);
+    return cached === undefined ? undefined : this.cachedEntries(cached, range);
+  }
+
+  /** The LSNs and bytes a read from `fromLsn` covers (undefined: none, the reader is caught up). */
+  private rangeOf(
+    fromLsn: number,
+    limits: ReadLimits,
+  ): { first: number; last: number; startOffset: number; endOffset: number } | undefined {
+    const first = Math.max(1, fromLsn);
+    const tail = this.tailLsn;
+    if (first > tail) return undefined;
+    const startOffset = this.starts[first - 1] as number;
+    let last = first;
+    while (last < tail && last - first + 1 < limits.maxEntries) {
+      const nextEnd = this.endOf(last + 1);
+      if (nextEnd - startOffset > limits.maxBytes) break;
+      last++;
+    }
+    return { first, last, startOffset, endOffset: this.endOf(last) };
+  }
+
+  private cachedEntries(
+    buf: Buffer,
+    range: { first: number; last: number; startOffset: number },
+  ): LogEntry[] {
+    const entries: LogEntry[] = [];
+    for (let lsn = range.first; lsn <= range.last; lsn++) {
+      const at = (this.starts[lsn - 1] as number) - range.startOffset;
+      entries.push({
+        lsn,
+        payload: buf.subarray(at + FRAME_HEADER_BYTES, this.endOf(lsn) - range.startOffset),
       });
     }
     return entries;
