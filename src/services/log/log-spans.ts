@@ -49,14 +49,13 @@ export async function traced<T>(
   work: () => Promise<T> | T,
   attributesOf?: (value: T) => Record<string, string | number | boolean>,
 ): Promise<T> {
+  let value: T;
   try {
-    const value = await work();
-    if (attributesOf !== undefined) span.setAttributes(attributesOf(value));
-    return value;
+    value = await work();
   } catch (err) {
-    span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
+    endSpan(span, err instanceof Error ? err : new Error(String(err)), {});
     throw err;
-  } finally {
-    span.end();
   }
+  endSpan(span, undefined, attributesOf?.(value) ?? {});
+  return value;
 }

@@ -291,8 +291,8 @@ export class PartitionLog {
   async read(fromLsn: number, limits: ReadLimits): Promise<LogEntry[]> {
     const range = this.rangeOf(fromLsn, limits);
     if (range === undefined) return [];
-    const cached = this.fromCache(range.startOffset, range.endOffset);
-    if (cached !== undefined) return this.cachedEntries(cached, range);
+    const inMemory = this.inMemory(range);
+    if (inMemory !== undefined) return inMemory;
     const buf = await this.fromFile(range.startOffset, range.endOffset);
     const entries: LogEntry[] = [];
     for (let lsn = range.first; lsn <= range.last; lsn++) {
@@ -319,9 +319,7 @@ export class PartitionLog {
    */
   readInMemory(fromLsn: number, limits: ReadLimits): LogEntry[] | undefined {
     const range = this.rangeOf(fromLsn, limits);
-    if (range === undefined) return [];
-    const cached = this.fromCache(range.startOffset, range.endOffset);
-    return cached === undefined ? undefined : this.cachedEntries(cached, range);
+    return range === undefined ? [] : this.inMemory(range);
   }
 
   /** The LSNs and bytes a read from `fromLsn` covers (undefined: none, the reader is caught up). */
@@ -342,10 +340,15 @@ export class PartitionLog {
     return { first, last, startOffset, endOffset: this.endOf(last) };
   }
 
-  private cachedEntries(
-    buf: Buffer,
-    range: { first: number; last: number; startOffset: number },
-  ): LogEntry[] {
+  /** The range's entries from the batches in memory, or undefined when it begins before them. */
+  private inMemory(range: {
+    first: number;
+    last: number;
+    startOffset: number;
+    endOffset: number;
+  }): LogEntry[] | undefined {
+    const buf = this.fromCache(range.startOffset, range.endOffset);
+    if (buf === undefined) return undefined;
     const entries: LogEntry[] = [];
     for (let lsn = range.first; lsn <= range.last; lsn++) {
       const at = (this.starts[lsn - 1] as number) - range.startOffset;
