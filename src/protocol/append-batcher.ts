@@ -34,7 +34,7 @@ export interface BatchCall {
 }
 
 export interface AppendBatcherOptions {
-  /** Sends one AppendBatch call; `deadline` is an epoch-ms instant or undefined (none). */
+  /** Sends one AppendBatch call; `deadline` is an epoch-ms instant (Date.now's clock) or undefined (none). */
   send(request: w.AppendBatchRequest, deadline: number | undefined): BatchCall;
   /** Batch calls on the wire at once (default 4). */
   maxInFlight?: number;
@@ -42,12 +42,14 @@ export interface AppendBatcherOptions {
   maxItems?: number;
   /** Record bytes per batch; a larger single append still goes, alone (default 4 MiB). */
   maxBytes?: number;
+  /** The clock the deadlines are kept on: a steady one (default performance.now), never the wall clock. */
   now?: () => number;
 }
 
 interface Pending {
   item: w.AppendItem;
   bytes: number;
+  /** On the batcher's steady clock (`now`). */
   deadline: number | undefined;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
@@ -87,7 +89,8 @@ export class AppendBatcher {
     this.maxInFlight = o.maxInFlight ?? 4;
     this.maxItems = o.maxItems ?? 512;
     this.maxBytes = o.maxBytes ?? 4 * 1024 * 1024;
-    this.now = o.now ?? Date.now;
+    // A steady clock: a wall clock set back an hour must not hold an append for that hour.
+    this.now = o.now ?? (() => performance.now());
   }
 
   /** AppendBatch calls sent and appends they carried, since the client was made. */
@@ -211,7 +214,10 @@ export class AppendBatcher {
     this.inFlight++;
     this.calls++;
     this.appends += items.length;
-    const call = this.o.send({ items: items.map((p) => p.item) }, deadline);
+    const call = this.o.send(
+      { items: items.map((p) => p.item) },
+      deadline === undefined ? undefined : Date.now() + (deadline - this.now()),
+    );
     const batch: Batch = { items, call };
     this.onWire.add(batch);
     for (const p of items) p.batch = batch;

@@ -81,3 +81,26 @@ test('each append ends at its own deadline, an earlier one made later too; the b
   await new Promise((r) => setImmediate(r));
   assert.equal(cancelled(), 1, 'the batch on the wire is cancelled once none of its appends waits');
 });
+
+test('a wall clock set back does not hold an append past its deadline', async (t) => {
+  // The wall clock as the process sees it, set back an hour (an NTP step, a VM resumed) while
+  // the append waits.
+  const realNow = Date.now;
+  let offset = 0;
+  Date.now = () => realNow() + offset;
+  t.after(() => (Date.now = realNow));
+  const { batcher, answerAll } = batcherWithHeldAnswers();
+  const t0 = performance.now();
+  const ended = codeOf(batcher.append(record, { timeoutMs: 150 })).then((code) => ({
+    code,
+    ms: performance.now() - t0,
+  }));
+  offset = -3_600_000;
+  const bound = new Promise<'held'>((r) => setTimeout(() => r('held'), 3000).unref());
+  const r = await Promise.race([ended, bound]);
+  if (r === 'held') answerAll(); // (answered, it leaves no timer to hold this process)
+  assert.notEqual(r, 'held', 'the append was still waiting 3 s after its 150 ms deadline');
+  if (r === 'held') return;
+  assert.equal(r.code, status.DEADLINE_EXCEEDED);
+  assert.ok(r.ms >= 140 && r.ms < 1500, `the 150 ms append ended after ${r.ms.toFixed(0)} ms`);
+});

@@ -136,7 +136,8 @@ class ProcessorNode {
   >();
   private readonly abort = new AbortController();
   private heartbeatLoop: Promise<void> | undefined;
-  private lastHeartbeatOkMs = 0;
+  /** When the last heartbeat that succeeded was sent, on the steady clock (performance.now). */
+  private lastHeartbeatOkMs = -Infinity;
   /** The last table had a hosted partition without a leader (at start-up, or no live replica). */
   private leaderless = true;
   private inFlight = 0;
@@ -178,7 +179,8 @@ class ProcessorNode {
     const interval = this.o.heartbeatIntervalMs ?? processorDefaults.heartbeatIntervalMs;
     const leaseMs = this.o.leaseMs ?? processorDefaults.leaseMs;
     while (!this.abort.signal.aborted) {
-      const started = Date.now();
+      // The lease is timed on the steady clock: a wall clock set back must not stretch it.
+      const started = performance.now();
       try {
         const res = await this.controller.heartbeat(
           { node: this.o.node, address, partitions: this.o.partitions ?? [] },
@@ -193,7 +195,7 @@ class ProcessorNode {
         if (this.abort.signal.aborted) break;
         this.o.logger.debug('heartbeat failed', { error: err });
       }
-      if (!this.leaseExpired && Date.now() - this.lastHeartbeatOkMs > leaseMs) {
+      if (!this.leaseExpired && performance.now() - this.lastHeartbeatOkMs > leaseMs) {
         this.leaseExpired = true;
         this.o.logger.warn('lease expired: no contact with the controller', { leaseMs });
         for (const r of this.replicas.values()) r.onLeaseExpired();
@@ -202,7 +204,7 @@ class ProcessorNode {
       // 50 ms), so that it learns the first leaders picked at start-up without waiting a
       // whole interval; once every one is led it heartbeats at the interval.
       const every = this.leaderless ? Math.min(interval, 50) : interval;
-      const wait = Math.max(0, every - (Date.now() - started));
+      const wait = Math.max(0, every - (performance.now() - started));
       // (sleep removes its abort listener when the time is up: one per beat would pile up.)
       await sleep(wait, this.abort.signal).catch(() => undefined);
     }
