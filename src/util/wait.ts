@@ -27,7 +27,7 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 
 /** Polls `probe` until it yields a value; rejects with a TimeoutError naming `what` at the deadline. */
 export async function waitFor<T>(probe: Probe<T>, o: WaitOptions): Promise<T> {
-  const deadline = Date.now() + o.timeoutMs;
+  const deadline = performance.now() + o.timeoutMs; // steady: a wall clock step moves no wait
   let last: string;
   for (;;) {
     o.signal?.throwIfAborted();
@@ -40,9 +40,9 @@ export async function waitFor<T>(probe: Probe<T>, o: WaitOptions): Promise<T> {
     } catch (err) {
       last = messageOf(err);
     }
-    if (Date.now() >= deadline)
+    if (performance.now() >= deadline)
       throw new TimeoutError(`${o.what}: not within ${o.timeoutMs} ms (last: ${last})`);
-    await sleep(Math.min(o.intervalMs ?? 100, Math.max(1, deadline - Date.now())));
+    await sleep(Math.min(o.intervalMs ?? 100, Math.max(1, deadline - performance.now())));
   }
 }
 
