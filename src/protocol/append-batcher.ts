@@ -12,10 +12,10 @@
 //
 // Each append keeps its own trace context (the `traceparent` of its metadata travels in its
 // item: the server's `log append` span is still one per append, child of the caller's span),
-// its own deadline (answered DEADLINE_EXCEEDED when its time is up, queued or on the wire; the
-// batch call's deadline is the latest of its items'. One timer per batcher, armed for the
-// earliest deadline of the appends not yet answered, instead of one per append: appends are
-// answered in about a millisecond and time out after seconds), and its own AbortSignal
+// its own deadline (answered DEADLINE_EXCEEDED when its time is up, queued or on the wire;
+// the batch call has none of its own. One timer per batcher, armed for the earliest deadline
+// of the appends not yet answered, instead of one per append: appends are answered in about a
+// millisecond and time out after seconds), and its own AbortSignal
 // (an aborted append is answered CANCELLED at once: still queued, it is skipped when its turn
 // comes, never sent). A batch on the wire whose appends have all been answered so is cancelled.
 import { status } from '@grpc/grpc-js';
@@ -34,8 +34,8 @@ export interface BatchCall {
 }
 
 export interface AppendBatcherOptions {
-  /** Sends one AppendBatch call; `deadline` is an epoch-ms instant (Date.now's clock) or undefined (none). */
-  send(request: w.AppendBatchRequest, deadline: number | undefined): BatchCall;
+  /** Sends one AppendBatch call. */
+  send(request: w.AppendBatchRequest): BatchCall;
   /** Batch calls on the wire at once (default 4). */
   maxInFlight?: number;
   /** Items per batch (default 512). */
@@ -196,7 +196,6 @@ export class AppendBatcher {
   private sendOne(): void {
     const items: Pending[] = [];
     let bytes = 0;
-    let deadline: number | undefined = 0;
     while (this.queue.length > 0 && items.length < this.maxItems) {
       const p = this.queue.peek() as Pending;
       if (p.settled) {
@@ -207,17 +206,12 @@ export class AppendBatcher {
       this.queue.shift();
       items.push(p);
       bytes += p.bytes;
-      deadline =
-        p.deadline === undefined || deadline === undefined ? undefined : Math.max(deadline, p.deadline);
     }
     if (items.length === 0) return;
     this.inFlight++;
     this.calls++;
     this.appends += items.length;
-    const call = this.o.send(
-      { items: items.map((p) => p.item) },
-      deadline === undefined ? undefined : Date.now() + (deadline - this.now()),
-    );
+    const call = this.o.send({ items: items.map((p) => p.item) });
     const batch: Batch = { items, call };
     this.onWire.add(batch);
     for (const p of items) p.batch = batch;
