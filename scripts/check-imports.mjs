@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The import graph of src/ flows one way (CONVENTIONS.md "Layout"): each folder may import
+// The import graph of src/ flows one way (docs/architecture.md#import-flow): each folder may import
 // only the folders listed for it below, and no file is on an import cycle. `npm run check`
 // runs this; it exits 1 naming every import against the flow and every cycle.
 //

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Proves the docker runtime on a machine with no running engine and no registry
-# (shared/DESIGN.md §4), as CI does: a private engine up, the Node base image imported from
+# (docs/architecture.md#runtimes), as CI does: a private engine up, the Node base image imported from
 # the host's node, the services image built on it, the docker tests run against them with
 # LIMBO_DOCKER_REQUIRED=1 (a missing engine or image fails instead of skipping), the
 # Toxiproxy acceptance suite run against `limbo proxy` inside a container, and the engine

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Starts a private Docker engine for limbo on a machine that has none running and no
-# registry (shared/DESIGN.md §4): Debian's docker.io, dockerd without iptables or a bridge
+# registry (docs/architecture.md#runtimes): Debian's docker.io, dockerd without iptables or a bridge
 # (only host networking), with its own data root, exec root, pidfile and API socket under
 # LIMBO_DOCKER_DIR (default /tmp/limbo-docker). Idempotent: an engine already answering
 # on that socket is reused. Prints the DOCKER_HOST line for the caller to export.

@@ -1,6 +1,6 @@
 // The Docker engine as the docker runtime reaches it: testcontainers, loaded on first use
 // (the services image and the local runtime never load it), with the settings a machine
-// without a registry needs (shared/DESIGN.md §4), the labels every container of ours
+// without a registry needs (docs/architecture.md#runtimes), the labels every container of ours
 // carries, and removal by label — the cleanup that works whoever started the container.
 //
 //   loadTestcontainers() ─▶ getContainerRuntimeClient() (DOCKER_HOST, bounded) ─▶ dockerode

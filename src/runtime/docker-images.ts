@@ -1,5 +1,5 @@
 // The images the docker runtime starts, each overridable from the environment, so a
-// machine with a registry can use published images and one without (shared/DESIGN.md §4)
+// machine with a registry can use published images and one without (docs/architecture.md#runtimes)
 // can use the ones scripts/docker/ builds locally.
 export interface DockerImages {
   /** This project's Dockerfile: every `limbo serve <role>`. */

@@ -1,7 +1,7 @@
 // Removal of our containers even when this process dies without cleaning up (kill -9, a
 // crash, an exit that skipped stop()): what testcontainers' Ryuk container does, done by a
 // detached child process, because Ryuk needs a registry and port mappings that a machine
-// without them (shared/DESIGN.md §4) lacks.
+// without them (docs/architecture.md#runtimes) lacks.
 //
 //   this process ──spawn (detached, own session)──▶ reaper: polls that its parent lives
 //   every container we create carries LABEL_OWNER=<owner>   parent gone ─▶ remove by label, exit

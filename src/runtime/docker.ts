@@ -1,5 +1,5 @@
 // The docker runtime: each service a container started through testcontainers, with only
-// host networking (shared/DESIGN.md §4), so a service binds 127.0.0.1 ports exactly as a
+// host networking (docs/architecture.md#runtimes), so a service binds 127.0.0.1 ports exactly as a
 // local child process does and its ready line tells the ports it got. The handle mirrors
 // process.ts's StartedProcess (name, ready info, exited, logs, kill, pause, resume, stop),
 // plus restart: the same container again (same arguments, same filesystem).

@@ -1,4 +1,4 @@
-// Exponential backoff with jitter: 50 ms doubling, capped at 1 s (DESIGN.md §1 ingress).
+// Exponential backoff with jitter: 50 ms doubling, capped at 1 s (docs/architecture.md#ingress).
 // Jitter draws each delay from [delay/2, delay], so resends from many requests spread out
 // and the attempt rate per request stays bounded by the cap.
 

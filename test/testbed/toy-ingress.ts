@@ -1,4 +1,4 @@
-// A small real HTTP server speaking the ingress API (DESIGN.md §1) for workload and runner
+// A small real HTTP server speaking the ingress API (docs/architecture.md#ingress) for workload and runner
 // tests: Echo, Sleep, Flaky, keyed Counter with idempotency keys, send/attach, and switches to
 // misbehave (hang, 504, reset, double-apply) so tests can see each outcome class.
 import http from 'node:http';

@@ -1,4 +1,4 @@
-// The ingress's metrics (DESIGN.md §2), registered on the instance's own registry.
+// The ingress's metrics (docs/architecture.md#metrics), registered on the instance's own registry.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { metricNames as m, type ResendReason } from '../../protocol/names.js';
 

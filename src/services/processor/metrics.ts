@@ -1,4 +1,4 @@
-// The processor's metrics (DESIGN.md §2), registered on the instance's own registry.
+// The processor's metrics (docs/architecture.md#metrics), registered on the instance's own registry.
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { metricNames as m } from '../../protocol/names.js';
 
