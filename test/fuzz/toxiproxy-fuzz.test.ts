@@ -258,7 +258,7 @@ test('bad updates of proxies and toxics are answered and change nothing', async 
     answers.every((s) => s >= 400 && s < 500),
     `every bad request is a client error: ${answers.join(', ')}`,
   );
-  // Toxiproxy answers a listen error with 500 (TOXIPROXY.md); nothing else changes.
+  // Toxiproxy answers a listen error with 500 (docs/proxy.md#http-api); nothing else changes.
   const badListen = await api('POST', '/proxies', {
     name: 'bad-listen',
     listen: 'nowhere:-1',

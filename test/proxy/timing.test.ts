@@ -1,6 +1,6 @@
 // Toxics whose effect is time: latency (each direction, stacked, pipelined, released on
-// removal), bandwidth and slicer. Tolerances are TOXIPROXY.md's; where a noisy machine can
-// only add delay, the best of a few trials is compared with the upper bound.
+// removal), bandwidth and slicer. Tolerances are docs/proxy.md's (#what-the-acceptance-suite-checks);
+// where a noisy machine can only add delay, the best of a few trials is compared with the upper bound.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
