@@ -10,7 +10,7 @@
 // Why bounds: a testbed's own services must not be able to hang a client by design (a
 // `Sleep.ms` of 1e15, a `Flaky.failFirst` of a billion), nor carry unbounded text into
 // every log record an invocation touches (an 8,000-byte idempotency key). The table in
-// README (section Reliability) lists these; keep the two in step. Imports nothing.
+// docs/reliability.md lists these; keep the two in step. Imports nothing.
 
 export const limits = {
   /** `Sleep/sleep {ms}`: the longest sleep. */

@@ -37,5 +37,5 @@ export function dockerImages(env: NodeJS.ProcessEnv = process.env): DockerImages
   return out;
 }
 
-/** Which environment variable overrides which image, for help texts and the README. */
+/** Which environment variable overrides which image, for help texts and docs/docker.md. */
 export const imageEnvNames: Readonly<Record<keyof DockerImages, string>> = envNames;
