@@ -55,6 +55,8 @@ export {
   clientsBeforeProcessors,
 } from './faults/process-faults.js';
 export { followerLag } from './faults/follower-lag.js';
+export { isolate, type IsolateOptions } from './faults/isolate.js';
+export type { EvidencePlan } from './faults/evidence.js';
 export { registerFault, createFault, faultNames } from './faults/registry.js';
 
 // Checkers

@@ -5,11 +5,16 @@ import type { Toxiproxy } from 'toxiproxy-node-client';
 import type { StartedTarget } from '../targets/target.js';
 import { LimboError } from '../util/errors.js';
 import type { Random } from '../util/random.js';
+import type { EvidencePlan, ProxyCounterReader, ProxyCounters } from './evidence.js';
 
 export interface FaultContext {
   target: StartedTarget;
   toxiproxy: Toxiproxy;
   random: Random;
+  /** Reads the proxies' counters: the scheduler's evidence of what each fault met (absent: none kept). */
+  proxyCounters?: ProxyCounterReader;
+  /** The proxies' counters as the warm-up began: which links carry traffic (linkInto prefers those). */
+  trafficBaseline?: ProxyCounters;
 }
 
 export interface Injected {
@@ -19,6 +24,8 @@ export interface Injected {
   affects: string[];
   leader?: boolean;
   details?: Record<string, unknown>;
+  /** Which proxies must meet traffic while it is in for it to count (faultsHitTraffic). */
+  evidence?: EvidencePlan;
 }
 
 export interface Fault {

@@ -45,6 +45,7 @@ export function followerLag(options: { partition: number; latencyMs: number }): 
         target: followers.join(','),
         affects: [...links, ...toxics.map((t) => t.proxy)],
         details: { toxics, leader, latencyMs: options.latencyMs },
+        evidence: { proxies: toxics.map((t) => t.proxy), directions: ['downstream'] },
       };
     },
     async heal(ctx, injected) {

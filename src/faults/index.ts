@@ -6,3 +6,5 @@ export * from './process-faults.js';
 export * from './schedule.js';
 export * from './registry.js';
 export * from './follower-lag.js';
+export * from './isolate.js';
+export * from './evidence.js';

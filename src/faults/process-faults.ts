@@ -2,6 +2,7 @@
 // (healed by SIGCONT), restart (a one-shot; its heal only makes sure the service runs), forced
 // leadership transfer (one-shot; nothing to undo), and clients-before-processors (processors
 // down while the workload already runs; healed by starting them).
+import { bothDirections, proxiesTouching, type EvidencePlan } from './evidence.js';
 import { FaultError, type Fault, type FaultContext, type Injected } from './fault.js';
 import { allOf, describeService, selectServices, type ServiceSelector } from './selectors.js';
 
@@ -12,6 +13,8 @@ function serviceFault(
   heal: (ctx: FaultContext, service: string) => Promise<void>,
   /** Extra details recorded once the fault is in (e.g. how each service's stop went). */
   report?: (ctx: FaultContext, services: string[]) => Record<string, unknown>,
+  /** What proves it landed (default: the services held work, by the traffic on their links). */
+  evidence: (ctx: FaultContext, services: string[]) => EvidencePlan = heldWork,
 ): Fault {
   return {
     name,
@@ -24,12 +27,23 @@ function serviceFault(
         affects: sel.names,
         leader: sel.leader,
         details: { services: sel.names, ...report?.(ctx, sel.names) },
+        evidence: evidence(ctx, sel.names),
       };
     },
     async heal(ctx, injected) {
       for (const s of (injected.details?.['services'] as string[] | undefined) ?? []) await heal(ctx, s);
     },
   };
+}
+
+/**
+ * A process fault landed when the process held work: its links (into and out of it, both
+ * directions) carried bytes or dials in the second before it or while it lasted — a
+ * killed or paused service that nobody was talking to proved nothing.
+ */
+function heldWork(ctx: FaultContext, services: string[]): EvidencePlan {
+  const proxies = [...new Set(services.flatMap((s) => proxiesTouching(ctx.target.links, s)))].sort();
+  return { proxies, directions: bothDirections, look: 'around' };
 }
 
 function service(ctx: FaultContext, name: string) {
@@ -95,6 +109,7 @@ export function transferLeadership(options: { partition: number; to?: string }):
         affects: from !== undefined ? [from, to] : [to],
         leader: true,
         details: { partition: options.partition, from, to },
+        evidence: heldWork(ctx, from !== undefined ? [from] : [to]),
       };
     },
     heal: () => Promise.resolve(),
@@ -113,5 +128,17 @@ export function clientsBeforeProcessors(): Fault {
       await ctx.target.startProcessors();
       if (!service(ctx, s).isRunning()) await service(ctx, s).restart();
     },
+    undefined,
+    // It landed when clients called while no processor was up: bytes on the clients' links.
+    (ctx) => ({
+      proxies: [
+        ...new Set(
+          Object.entries(ctx.target.links)
+            .filter(([name]) => name.startsWith('client->'))
+            .map(([, proxy]) => proxy),
+        ),
+      ].sort(),
+      directions: bothDirections,
+    }),
   );
 }

@@ -3,6 +3,7 @@
 import type { Fault } from './fault.js';
 import { FaultError } from './fault.js';
 import { followerLag } from './follower-lag.js';
+import { isolate, type IsolateOptions } from './isolate.js';
 import { clientsBeforeProcessors, kill, pause, restart, transferLeadership } from './process-faults.js';
 import type { LinkSelector, ServiceSelector } from './selectors.js';
 import {
@@ -83,3 +84,27 @@ registerFault('clients-before-processors', () => clientsBeforeProcessors());
 registerFault('follower-lag', (p) =>
   followerLag({ partition: num(p, 'partition'), latencyMs: num(p, 'latencyMs') }),
 );
+registerFault('isolate', (p) => isolate(svcOf(p), isolateOptionsOf(p)));
+
+function isolateOptionsOf(p: FaultParams): IsolateOptions {
+  const o: IsolateOptions = {};
+  const direction = p['direction'];
+  if (direction !== undefined) {
+    if (direction !== 'both' && direction !== 'inbound' && direction !== 'outbound')
+      throw new FaultError('E_FAULT_TARGET', 'fault parameter direction must be both, inbound or outbound');
+    o.direction = direction;
+  }
+  const how = p['how'];
+  if (how !== undefined) {
+    if (how !== 'drop' && how !== 'refuse')
+      throw new FaultError('E_FAULT_TARGET', 'fault parameter how must be drop or refuse');
+    o.how = how;
+  }
+  const kinds = p['kinds'];
+  if (kinds !== undefined) {
+    if (!Array.isArray(kinds) || !kinds.every((k) => typeof k === 'string'))
+      throw new FaultError('E_FAULT_TARGET', 'fault parameter kinds must be a list of link kinds');
+    o.kinds = kinds;
+  }
+  return o;
+}

@@ -10,6 +10,7 @@ import { parseDurationMs, type Duration } from '../util/duration.js';
 import type { FaultWindow } from '../run-data/run-data.js';
 import type { Fault, FaultContext, Injected } from './fault.js';
 import { bounded } from '../util/bounded.js';
+import { evidenceOf, type ProxyCounters } from './evidence.js';
 
 export interface ScheduleEntry {
   atMs: number;
@@ -60,6 +61,9 @@ interface Slot {
   injecting?: Promise<void>;
   injected?: Injected;
   window?: FaultWindow;
+  /** The proxies' counters just before and just after the inject (for the fault's evidence). */
+  countersBefore?: ProxyCounters;
+  countersIn?: ProxyCounters;
   healed: boolean;
   /** The heal in progress (or done): the final heal waits for it rather than skipping it. */
   healing?: Promise<void>;
@@ -80,6 +84,18 @@ export function startSchedule(
   const healTimeoutMs = options.healTimeoutMs ?? 15_000;
   const injectTimeoutMs = options.injectTimeoutMs ?? 15_000;
   const windows: FaultWindow[] = [];
+  const readTimeoutMs = Math.min(2000, injectTimeoutMs);
+  let readError: string | undefined;
+  /** The proxies' counters now, or undefined (no reader, or it failed: the evidence says why). */
+  const readCounters = async (): Promise<ProxyCounters | undefined> => {
+    if (ctx.proxyCounters === undefined) return undefined;
+    try {
+      return await bounded(ctx.proxyCounters(), readTimeoutMs, 'reading the proxies’ counters');
+    } catch (err) {
+      readError = errorText(err);
+      return undefined;
+    }
+  };
   const skipped: { fault: string; describe: string; atMs: number }[] = [];
   const slots: Slot[] = entries.map((entry) => ({ entry, healed: false }));
   let ending = false;
@@ -94,6 +110,17 @@ export function startSchedule(
   const healOnce = async (slot: Slot): Promise<void> => {
     if (slot.injected === undefined || slot.healed) return;
     slot.healed = true; // claimed: a scheduled heal and the final heal never both run
+    const plan = slot.injected.evidence;
+    if (plan !== undefined && ctx.proxyCounters !== undefined) {
+      const out = await readCounters();
+      slot.window!.evidence = evidenceOf(
+        plan,
+        slot.countersBefore,
+        slot.countersIn,
+        out,
+        readError ?? 'the proxies’ counters could not be read',
+      );
+    }
     let lastError: unknown;
     for (let attempt = 1; attempt <= healAttempts; attempt++) {
       try {
@@ -121,7 +148,9 @@ export function startSchedule(
     const { fault } = slot.entry;
     const startedMs = clock.nowMs();
     try {
+      slot.countersBefore = await readCounters();
       const injected = await bounded(fault.inject(ctx), injectTimeoutMs, `inject of ${fault.name}`);
+      if (injected.evidence !== undefined) slot.countersIn = await readCounters();
       slot.injected = injected;
       const w: FaultWindow = {
         fault: fault.name,

@@ -4,7 +4,7 @@
 // Selection is by role and relation, so one suite runs on every target with those roles; a
 // target can tell from a fault's `describe` what it needs (requirementsOf) and skip a suite
 // whose service, role, link or leader it does not have.
-import type { TargetRequirement } from '../targets/target.js';
+import type { StartedTarget, TargetRequirement } from '../targets/target.js';
 import { FaultError, type FaultContext } from './fault.js';
 
 export type ServiceSelector =
@@ -16,7 +16,8 @@ export type ServiceSelector =
 export type LinkSelector =
   | string
   | { kind: 'link'; from: ServiceSelector; to: ServiceSelector }
-  | { kind: 'linkInto'; to: ServiceSelector };
+  /** `linkKind`: only links of that kind (`client`, `peer`, `storage`, or a declared one). */
+  | { kind: 'linkInto'; to: ServiceSelector; linkKind?: string };
 
 export function leaderOf(options: { partition: number }): ServiceSelector {
   return { kind: 'leaderOf', partition: options.partition };
@@ -34,9 +35,40 @@ export function link(from: ServiceSelector, to: ServiceSelector): LinkSelector {
   return { kind: 'link', from, to };
 }
 
-/** A link that leads into the selected service, whoever dials it (random among several, seeded). */
-export function linkInto(to: ServiceSelector): LinkSelector {
-  return { kind: 'linkInto', to };
+/**
+ * A link that leads into the selected service, whoever dials it: among several, one that
+ * carried traffic since the warm-up began if any did (a cut on a link nobody uses tests
+ * nothing), else any (seeded); `kind` keeps only links of that kind.
+ */
+export function linkInto(to: ServiceSelector, options: { kind?: string } = {}): LinkSelector {
+  return options.kind !== undefined
+    ? { kind: 'linkInto', to, linkKind: options.kind }
+    : { kind: 'linkInto', to };
+}
+
+/**
+ * A link's kind: what the target declared (`client`, `peer`, `storage`, …), else `client` for
+ * the workload's links and `peer` for the rest.
+ */
+export function linkKindOf(target: Pick<StartedTarget, 'linkKinds'>, link: string): string {
+  return target.linkKinds?.[link] ?? (link.startsWith('client->') ? 'client' : 'peer');
+}
+
+/** The proxies that carried bytes since the traffic baseline (undefined: nothing to tell by). */
+export async function busyProxies(ctx: FaultContext): Promise<Set<string> | undefined> {
+  if (ctx.proxyCounters === undefined || ctx.trafficBaseline === undefined) return undefined;
+  let now;
+  try {
+    now = await ctx.proxyCounters();
+  } catch {
+    return undefined;
+  }
+  const busy = new Set<string>();
+  for (const [proxy, c] of now) {
+    const b = ctx.trafficBaseline.get(proxy);
+    if (c.upstream + c.downstream > (b?.upstream ?? 0) + (b?.downstream ?? 0)) busy.add(proxy);
+  }
+  return busy;
 }
 
 export function describeService(s: ServiceSelector): string {
@@ -47,7 +79,8 @@ export function describeService(s: ServiceSelector): string {
 
 export function describeLink(l: LinkSelector): string {
   if (typeof l === 'string') return l;
-  if (l.kind === 'linkInto') return `into(${describeService(l.to)})`;
+  if (l.kind === 'linkInto')
+    return `into(${describeService(l.to)}${l.linkKind !== undefined ? `:${l.linkKind}` : ''})`;
   return `${describeService(l.from)}->${describeService(l.to)}`;
 }
 
@@ -65,7 +98,7 @@ export function requirementsOf(describe: string): TargetRequirement[] {
     if (/^[A-Za-z0-9_-]+$/.test(d)) return [{ kind: 'service', name: d }];
     return [];
   };
-  const into = /^into\((.+)\)$/.exec(describe);
+  const into = /^into\((.+?)(?::[A-Za-z0-9_-]+)?\)$/.exec(describe);
   if (into !== null) return [{ kind: 'linkInto' }, ...one(into[1]!)];
   const arrow = describe.indexOf('->');
   if (arrow < 0) return one(describe);
@@ -73,8 +106,10 @@ export function requirementsOf(describe: string): TargetRequirement[] {
   const to = describe.slice(arrow + 2);
   const plain = (e: string): boolean => /^[A-Za-z0-9_*-]+$/.test(e);
   if (plain(from) && plain(to)) return [{ kind: 'link', name: describe }];
-  // A relation: its selected ends must exist; the link between them is checked at inject.
-  return [...(plain(from) ? [] : one(from)), ...(plain(to) ? [] : one(to))];
+  // A relation: its selected ends must exist, and a named dialer must dial something of its
+  // own (`ingress->leaderOf(0)` needs links from ingress); the link itself is checked at inject.
+  const dialer: TargetRequirement[] = plain(from) && from !== '*' ? [{ kind: 'linkFrom', from }] : [];
+  return [...(plain(from) ? dialer : one(from)), ...(plain(to) ? [] : one(to))];
 }
 
 /** What a schedule's faults need of a target (for Target.unsupported, before anything starts). */
@@ -122,13 +157,16 @@ export async function selectLink(
     const to = await selectServices(ctx, l.to);
     const into = Object.keys(ctx.target.links)
       .filter((n) => n.endsWith(`->${to.names[0]}`) && !n.startsWith('client->'))
+      .filter((n) => l.linkKind === undefined || linkKindOf(ctx.target, n) === l.linkKind)
       .sort();
     if (into.length === 0)
       throw new FaultError(
         'E_FAULT_TARGET',
-        `no link into ${to.names[0]} (have ${Object.keys(ctx.target.links).join(', ')})`,
+        `no ${l.linkKind !== undefined ? `${l.linkKind} ` : ''}link into ${to.names[0]} (have ${Object.keys(ctx.target.links).join(', ')})`,
       );
-    name = ctx.random.pick(into);
+    const busy = await busyProxies(ctx);
+    const used = busy === undefined ? [] : into.filter((n) => busy.has(ctx.target.links[n] ?? ''));
+    name = ctx.random.pick(used.length > 0 ? used : into);
     leader = to.leader;
   } else {
     // A plain name is a link endpoint as written (`client`, `ingress`, `log`), not looked up.

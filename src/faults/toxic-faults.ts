@@ -2,6 +2,7 @@
 // a uniquely named toxic to the link's proxy; heal removes that toxic (and re-enables a downed
 // proxy), always through toxiproxy-node-client.
 import type { ToxicDirection, ToxicType } from 'toxiproxy-node-client';
+import { bothDirections, type Direction } from './evidence.js';
 import type { Fault, Injected } from './fault.js';
 import { describeLink, selectLink, type LinkSelector } from './selectors.js';
 
@@ -12,6 +13,14 @@ export interface ToxicOptions {
 }
 
 let toxicCounter = 0;
+
+/**
+ * Toxics that hurt a connection as a whole (hold it, reset it, delay its close) met traffic
+ * when bytes moved either way or a connection was dialled; the others only in their stream.
+ */
+const wholeConnection: ReadonlySet<string> = new Set(['timeout', 'reset_peer', 'slow_close']);
+const directionsOf = (type: string, stream: Direction): readonly Direction[] =>
+  wholeConnection.has(type) ? bothDirections : [stream];
 
 export function toxicFault<A>(
   type: Exclude<ToxicType, 'down'>,
@@ -33,6 +42,7 @@ export function toxicFault<A>(
         affects: [...new Set([sel.link, sel.proxy])],
         leader: sel.leader,
         details: { proxy: sel.proxy, toxic: name, stream, attributes },
+        evidence: { proxies: [sel.proxy], directions: directionsOf(type, stream) },
       };
     },
     async heal(ctx, injected) {
@@ -92,6 +102,9 @@ export function linkDown(on: LinkSelector): Fault {
         affects: [...new Set([sel.link, sel.proxy])],
         leader: sel.leader,
         details: { proxy: sel.proxy },
+        // Refused dials are not seen by a disabled proxy: the connections it cut, the bytes
+        // and dials up to the cut's reading, count.
+        evidence: { proxies: [sel.proxy], directions: bothDirections },
       };
     },
     async heal(ctx, injected) {

@@ -1,5 +1,5 @@
-// Names that are public API (shared/DESIGN.md §2): suites, dashboards and alert rules
-// depend on them. Change one only with a reason written in the issue note.
+// Names that are public API (docs/architecture.md#telemetry-contract): suites, dashboards and
+// alert rules depend on them. Renaming one breaks every user's dashboards and suites.
 
 /** The metric every Node service exports with its process's start time (prom-client's default). */
 export const processStartMetric = 'process_start_time_seconds';
@@ -26,13 +26,17 @@ export const metricNames = {
   controllerLeaderChangesTotal: 'limbo_controller_leader_changes_total',
   faultActive: 'limbo_fault_active',
   workloadPending: 'limbo_workload_pending',
-  // The embedded Toxiproxy server's own counters, named as the real server's (TOXIPROXY.md).
 } as const;
 
-/** The embedded Toxiproxy server's counters, named like the real server's. */
+/**
+ * The embedded Toxiproxy server's counters: bytes named like the real server's; connections and
+ * toxics applied are limbo's extension (the real server has no such counters).
+ */
 export const toxiproxyMetricNames = {
   receivedBytesTotal: 'toxiproxy_proxy_received_bytes_total',
   sentBytesTotal: 'toxiproxy_proxy_sent_bytes_total',
+  connectionsTotal: 'limbo_proxy_connections_total',
+  toxicsAppliedTotal: 'limbo_proxy_toxics_applied_total',
 } as const;
 
 export const spanAttributes = {

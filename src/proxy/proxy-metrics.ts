@@ -1,15 +1,16 @@
 // Per-proxy byte counters, modelled on the real server's: counted per chunk as it moves,
 // so a scrape during a fault shows whether live traffic met it. Beyond 2.12 (an extension):
 // connections opened and closed, and toxics applied to a connection, per proxy.
-export const proxyExtensionMetricNames = {
-  connectionsTotal: 'limbo_proxy_connections_total',
-  toxicsAppliedTotal: 'limbo_proxy_toxics_applied_total',
-} as const;
 import { Counter, type Registry } from 'prom-client';
 import { toxiproxyMetricNames } from '../protocol/names.js';
 import type { Proxy } from './proxy.js';
 import type { ProxyEventInput } from './proxy-events.js';
 import type { Direction } from './toxic.js';
+
+export const proxyExtensionMetricNames = {
+  connectionsTotal: toxiproxyMetricNames.connectionsTotal,
+  toxicsAppliedTotal: toxiproxyMetricNames.toxicsAppliedTotal,
+} as const;
 
 export interface ProxyMetrics {
   received: (proxy: Proxy, direction: Direction, bytes: number) => void;

@@ -1,4 +1,4 @@
-// The run directory's data files (DESIGN.md §3): their names, and the writers of the ones
+// The run directory's data files (docs/architecture.md#run-directory): their names, and the writers of the ones
 // the runner leaves after every run. Readers of a finished run (the report, `limbo trace`,
 // tests) use the same names, so a file has one spelling and one writer.
 //

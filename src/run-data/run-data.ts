@@ -11,7 +11,7 @@ import type { RunSpan } from './spans.js';
 
 export { spanRunMs, type OpenSpanMark, type RunSpan } from './spans.js';
 
-/** What a client op does (DESIGN.md §1 ingress API). */
+/** What a client op does (docs/architecture.md#ingress). */
 export type OpKind = 'call' | 'send' | 'counterAdd' | 'counterGet' | 'idempotentRetry';
 
 /** Jepsen's op types: every op is an invoke followed by exactly one ok | fail | info. */
@@ -88,6 +88,29 @@ export interface FaultWindow {
   /** Undefined if the heal never happened (a bug, reported by the runner). */
   healedAtMs?: number;
   details?: Record<string, unknown>;
+  /** What the fault met on its own proxies while it was in (read from the proxies' counters). */
+  evidence?: FaultEvidence;
+}
+
+/**
+ * A fault's own evidence of having landed: the proxies it had to meet traffic on, and what
+ * they counted between its inject and its heal (faultsHitTraffic judges each fault on this).
+ */
+export interface FaultEvidence {
+  /** The faulted link's proxy, or every proxy into and out of a faulted service. */
+  proxies: string[];
+  /** The byte directions that count: a toxic's own stream, or both. */
+  directions: string[];
+  /** Bytes those proxies read in those directions inside the window. */
+  bytes: number;
+  /** Connections dialled into those proxies inside the window (absent: the server does not count them). */
+  connectionsOpened?: number;
+  /** Connections on them closed as the fault went in (cut by a link down, a kill, a restart). */
+  connectionsCut?: number;
+  /** `around`: traffic in the second before the inject counts too (a process fault: did it hold work?). */
+  look?: 'around';
+  /** Why there are no counts (the proxies' /metrics could not be read). */
+  unavailable?: string;
 }
 
 export interface PhaseTimes {

@@ -1,4 +1,4 @@
-// The run directory of DESIGN.md §3: <out>/<suite>/<time>/ and <out>/latest → that directory
+// The run directory of docs/architecture.md#run-directory: <out>/<suite>/<time>/ and <out>/latest → that directory
 // (a relative symlink, replaced atomically so a reader never sees it missing).
 import { mkdirSync, renameSync, symlinkSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';

@@ -25,7 +25,7 @@ const STATUS_UNSET: SpanRecord['status'] = Object.freeze({ code: 0, message: '' 
 const STATUS_OK: SpanRecord['status'] = Object.freeze({ code: 1, message: '' });
 
 /**
- * One span as the run's OTLP receiver got it (attributes as DESIGN.md §2 names them). Times
+ * One span as the run's OTLP receiver got it (attributes as docs/architecture.md#traces names them). Times
  * are epoch ms (the services' clocks), not run ms: `spanRunMs` converts. `endMs` is null for
  * a span that never ended, known from the open-span ledger; `open` says why.
  */

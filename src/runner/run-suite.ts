@@ -1,4 +1,4 @@
-// One suite run, phase by phase (DESIGN.md §3), each phase a function over one RunContext:
+// One suite run, phase by phase (docs/architecture.md#run-phases), each phase a function over one RunContext:
 //
 //   start ─▶ warm-up ─▶ chaos ─▶ heal ─▶ converge ─▶ check ─▶ report
 //   testbed   workload   schedule  final    bounded    pure      run dir
@@ -10,6 +10,8 @@
 import { faultsHitTraffic } from '../checkers/faults-hit-traffic.js';
 import { runCheckersOn, result, type CheckResult, type Checker } from '../checkers/checker.js';
 import { startSchedule, type ActiveFault, type RunningSchedule } from '../faults/schedule.js';
+import { proxyCountersOf, type ProxyCounterReader, type ProxyCounters } from '../faults/evidence.js';
+import { scrape } from '../telemetry/prom-text.js';
 import { eachObserver, type Observer } from '../observe/observer.js';
 import type { StartedPrometheus } from '../observe/prometheus-server.js';
 import {
@@ -112,6 +114,8 @@ interface RunContext {
   readonly history: HistoryRecorder;
   readonly testbed: StartedTestbed;
   readonly observers: Observer[];
+  /** The proxies' counters as the warm-up began (undefined: they could not be read). */
+  trafficBaseline?: ProxyCounters;
   enter(p: Phase): void;
   setActive(list: readonly ActiveFault[]): void;
 }
@@ -280,6 +284,8 @@ async function warmUp(ctx: RunContext): Promise<StartedWorkload> {
   const { suite, testbed, run } = ctx;
   ctx.enter('warm-up');
   run.phases.warmupStartMs = ctx.clock.nowMs();
+  // Which links carry the workload's traffic shows from here on (linkInto prefers those).
+  ctx.trafficBaseline = await proxyCounterReader(testbed.target.toxiproxyUrl)().catch(() => undefined);
   const workload = startWorkload({
     ...suite.workload,
     ...targetWorkloadLimits(suite.workload.maxRatePerSec, testbed.profile.workloadLimits.maxRatePerSec),
@@ -307,7 +313,13 @@ async function chaos(ctx: RunContext): Promise<ChaosRun> {
   const chaosStartEpochMs = Date.now();
   const schedule = startSchedule(
     ctx.suite.schedule,
-    { target: testbed.target, toxiproxy: testbed.target.toxiproxy, random: ctx.random.fork('faults') },
+    {
+      target: testbed.target,
+      toxiproxy: testbed.target.toxiproxy,
+      random: ctx.random.fork('faults'),
+      proxyCounters: proxyCounterReader(testbed.target.toxiproxyUrl),
+      ...(ctx.trafficBaseline !== undefined ? { trafficBaseline: ctx.trafficBaseline } : {}),
+    },
     ctx.clock,
     {
       onChange: (list, f, on) => {
@@ -325,6 +337,12 @@ async function chaos(ctx: RunContext): Promise<ChaosRun> {
   ctx.cleanup.add('final heal', () => schedule.finalHeal());
   await sleep(ctx.suite.chaosMs);
   return { schedule, chaosStartEpochMs };
+}
+
+/** Reads every proxy's counters from the Toxiproxy server's /metrics (each fault's evidence). */
+function proxyCounterReader(apiUrl: string): ProxyCounterReader {
+  const url = `${apiUrl.replace(/\/$/, '')}/metrics`;
+  return async () => proxyCountersOf(await scrape(url, 1500));
 }
 
 /** Every fault still active is removed (the final heal). */

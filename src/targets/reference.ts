@@ -245,13 +245,19 @@ async function startReference(
     }
 
     const links: Record<string, string> = {};
-    for (const name of linkNames(topology)) links[name] = name;
+    const linkKinds: Record<string, string> = {};
+    for (const name of linkNames(topology)) {
+      links[name] = name;
+      // The workload's links, the ingress's calls to processors, and every link to the log.
+      linkKinds[name] = name.startsWith('client->') ? 'client' : name.endsWith('->log') ? 'storage' : 'peer';
+    }
     const started: StartedTarget = {
       name,
       runtime: choice.name,
       toxiproxyDescription: tp.description ?? 'Toxiproxy',
       ingressUrls,
       links,
+      linkKinds,
       toxiproxy: tp.client,
       toxiproxyUrl: tp.url,
       services,

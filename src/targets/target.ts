@@ -45,6 +45,8 @@ export interface StartedTarget extends AsyncDisposable {
   readonly ingressUrls: readonly string[];
   /** Link name (`client->ingress`, `ingress->processor-1`, …) → Toxiproxy proxy name. */
   readonly links: Readonly<Record<string, string>>;
+  /** Link name → its kind (`client`, `peer`, `storage`, …); unlisted: `client` from the workload, else `peer`. */
+  readonly linkKinds?: Readonly<Record<string, string>>;
   readonly toxiproxy: Toxiproxy;
   readonly toxiproxyUrl: string;
   /** Every service by name (`log`, `processor-1`, `ingress-1`, …). */
@@ -105,6 +107,8 @@ export type TargetRequirement =
   | { kind: 'leader' }
   | { kind: 'link'; name: string }
   | { kind: 'linkInto' }
+  /** A link of this dialer's own (`ingress->…`), not one every dialer shares. */
+  | { kind: 'linkFrom'; from: string }
   | { kind: 'transferLeadership' };
 
 /** A target's links and services known before it starts (declared targets), for explore. */

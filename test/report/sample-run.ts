@@ -36,6 +36,14 @@ export const sampleFaults: FaultWindow[] = [
     injectedAtMs: 5000,
     healedAtMs: 8000,
     details: { signal: 'SIGKILL', partition: 0 },
+    evidence: {
+      proxies: ['ingress->processor-1', 'processor-1->log'],
+      directions: ['upstream', 'downstream'],
+      bytes: 0,
+      connectionsOpened: 14,
+      connectionsCut: 2,
+      look: 'around',
+    },
   },
   {
     fault: 'latency',
@@ -44,6 +52,12 @@ export const sampleFaults: FaultWindow[] = [
     injectedAtMs: 9500,
     healedAtMs: 12_500,
     details: { latency: 400, jitter: 50 },
+    evidence: {
+      proxies: ['ingress->processor-2'],
+      directions: ['downstream'],
+      bytes: 48_210,
+      connectionsOpened: 0,
+    },
   },
   {
     fault: 'link-down',
@@ -51,6 +65,13 @@ export const sampleFaults: FaultWindow[] = [
     affects: ['ingress->processor-3'],
     injectedAtMs: 13_000,
     healedAtMs: 14_500,
+    evidence: {
+      proxies: ['ingress->processor-3'],
+      directions: ['upstream', 'downstream'],
+      bytes: 0,
+      connectionsOpened: 0,
+      connectionsCut: 1,
+    },
   },
 ];
 

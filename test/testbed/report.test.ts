@@ -24,7 +24,19 @@ function parseXml(xml: string): string | undefined {
 }
 
 function sampleRun() {
-  const b = new RunBuilder().fault({ fault: 'kill', target: 'processor-1', leader: true });
+  const b = new RunBuilder().fault({
+    fault: 'kill',
+    target: 'processor-1',
+    leader: true,
+    // As the scheduler records it: the killed leader's links carried bytes while it was down.
+    evidence: {
+      proxies: ['ingress->processor-1', 'processor-1->log'],
+      directions: ['upstream', 'downstream'],
+      bytes: 1200,
+      connectionsOpened: 2,
+      look: 'around',
+    },
+  });
   b.op(100, 200, 'ok');
   b.invoke(3000, 'call', {}, 'inv_0000beef_<&"quoted">');
   b.add(100, 300, 'ok', 'a', 2, 'k');

@@ -11,7 +11,7 @@ import { startScraper } from '../../src/observe/scraper.js';
 import { parsePrometheusText } from '../../src/telemetry/prom-text.js';
 import { defineSuite } from '../../src/runner/suite.js';
 import { runSuite, type Progress } from '../../src/runner/run-suite.js';
-import { at, kill, type Fault } from '../../src/faults/index.js';
+import { at, kill, latency, type Fault } from '../../src/faults/index.js';
 import { exactlyOnce, noClientLeftHanging, pendingDrains } from '../../src/checkers/index.js';
 import type { Target } from '../../src/targets/target.js';
 import { UsageError } from '../../src/util/errors.js';
@@ -109,6 +109,7 @@ function toyTarget(ingress: ToyIngress): Target & { runDirs: string[] } {
       return startToyTarget(topology.processors, {
         ingressUrls: [ingress.url],
         metricsUrls: { 'ingress-1': ingress.metrics.url },
+        proxyIngress: true,
       });
     },
   };
@@ -120,13 +121,15 @@ test('a suite run goes through every phase and writes a passing run directory', 
   const out = mkdtempSync(join(tmpdir(), 'limbo-run-'));
   t.after(() => rmSync(out, { recursive: true, force: true }));
   const suite = defineSuite({
-    name: 'toy-kill',
-    why: 'a processor dies; the toy ingress does not care',
+    name: 'toy-slow-clients',
+    why: 'the clients’ link is slow for a while; the toy ingress answers every call',
     topology: { processors: 2 },
     workload: { concurrency: 3, opTimeoutMs: 5000 },
     warmup: '200ms',
     converge: '2s',
-    schedule: [at('200ms', kill('processor-2'), { for: '400ms' })],
+    // On the link the clients use: a fault on a toy processor nobody talks to would meet no
+    // traffic, and the run would rightly be inconclusive.
+    schedule: [at('200ms', latency('client->ingress', { latencyMs: 20 }), { for: '400ms' })],
     expect: [noClientLeftHanging({ withinMsAfterHeal: 3000 }), pendingDrains(), exactlyOnce()],
   });
   const phases: string[] = [];
@@ -158,7 +161,9 @@ test('a suite run goes through every phase and writes a passing run directory', 
   assert.ok(existsSync(join(out, 'latest', 'verdict.json')));
   const active = res.run.series.filter((s) => s.service === 'runner' && s.name === 'limbo_fault_active');
   assert.ok(
-    active.some((s) => s.value === 1 && s.labels['fault'] === 'kill' && s.labels['target'] === 'processor-2'),
+    active.some(
+      (s) => s.value === 1 && s.labels['fault'] === 'latency' && s.labels['target'] === 'client->ingress',
+    ),
   );
   assert.ok(res.run.series.some((s) => s.service === 'runner' && s.name === 'limbo_workload_pending'));
   assert.ok(res.verdict.ops.total > 10);

@@ -7,6 +7,7 @@ import { Toxiproxy } from 'toxiproxy-node-client';
 import { createCleanup, type Cleanup } from '../../src/runtime/cleanup.js';
 import { createLocalService, type LocalService } from '../../src/runtime/local.js';
 import { startProcess } from '../../src/runtime/process.js';
+import { startToxiproxyServer } from '../../src/proxy/server.js';
 import type { StartedTarget } from '../../src/targets/target.js';
 
 export interface ToyTarget extends StartedTarget {
@@ -22,11 +23,32 @@ const script = (name: string): string =>
 
 export async function startToyTarget(
   processors = 3,
-  extra: { metricsUrls?: Record<string, string>; ingressUrls?: string[] } = {},
+  extra: {
+    metricsUrls?: Record<string, string>;
+    ingressUrls?: string[];
+    /** The clients reach the first ingress through a real embedded Toxiproxy (link `client->ingress`). */
+    proxyIngress?: boolean;
+  } = {},
 ): Promise<ToyTarget> {
   const runDir = mkdtempSync(join(tmpdir(), 'limbo-toy-'));
   const cleanup = createCleanup();
   const local = new Map<string, LocalService>();
+  let toxiproxyUrl = 'http://127.0.0.1:9';
+  let ingressUrls = extra.ingressUrls ?? [];
+  const links: Record<string, string> = { 'ingress->processor-1': 'ingress->processor-1' };
+  const first = ingressUrls[0];
+  if (extra.proxyIngress === true && first !== undefined) {
+    const server = await startToxiproxyServer({ host: '127.0.0.1', port: 0 });
+    cleanup.add('toxiproxy', () => server.stop());
+    toxiproxyUrl = server.url;
+    const proxy = await new Toxiproxy(server.url).createProxy({
+      name: 'client->ingress',
+      listen: '127.0.0.1:0',
+      upstream: new URL(first).host,
+    });
+    ingressUrls = [`http://${proxy.listen}`, ...ingressUrls.slice(1)];
+    links['client->ingress'] = 'client->ingress';
+  }
   for (let i = 1; i <= processors; i++) {
     const name = `processor-${i}`;
     const svc = createLocalService(
@@ -58,10 +80,10 @@ export async function startToyTarget(
     leaders,
     transfers,
     local,
-    ingressUrls: extra.ingressUrls ?? [],
-    links: { 'ingress->processor-1': 'ingress->processor-1' },
-    toxiproxy: new Toxiproxy('http://127.0.0.1:9'),
-    toxiproxyUrl: 'http://127.0.0.1:9',
+    ingressUrls,
+    links,
+    toxiproxy: new Toxiproxy(toxiproxyUrl),
+    toxiproxyUrl,
     services: local,
     extraMetricsUrls: () => extra.metricsUrls ?? {},
     leaderOf: (p) => Promise.resolve(leaders.get(p)),

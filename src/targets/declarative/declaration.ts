@@ -61,6 +61,11 @@ export interface LinkDeclaration {
   to: string;
   /** Which of `to`'s named ports it dials. */
   port: string;
+  /**
+   * What it carries, for selectors and `isolate` (`linkInto(x, { kind: 'peer' })`): a word
+   * such as `client`, `peer`, `storage`. Default: `client` for links from the client, else `peer`.
+   */
+  kind?: string;
 }
 
 /** The client side: one of the built-in APIs by name, or an adapter (ClientApi) of your own. */

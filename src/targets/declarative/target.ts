@@ -85,6 +85,8 @@ export function unsupportedBy(d: DeclaredTarget, needs: readonly TargetRequireme
       return `${d.name} has no ${need.role} service`;
     if (need.kind === 'leader' && d.leadership === undefined)
       return `${d.name} declares no leadership (leaderOf cannot be answered)`;
+    if (need.kind === 'linkFrom' && ![...links].some((l) => l.startsWith(`${need.from}->`)))
+      return `${d.name} has no link from ${need.from} (its links: ${[...links].join(', ')})`;
     if (need.kind === 'link' && !links.has(need.name) && !links.has(`*->${need.name.split('->')[1] ?? ''}`))
       return `${d.name} has no link ${need.name} (its links: ${[...links].join(', ')})`;
   }
@@ -230,7 +232,11 @@ async function startDeclared(
     cleanup.add('signal bridge', () => bridge.stop());
 
     const links: Record<string, string> = {};
-    for (const l of d.links) links[linkName(l)] = linkName(l);
+    const linkKinds: Record<string, string> = {};
+    for (const l of d.links) {
+      links[linkName(l)] = linkName(l);
+      if (l.kind !== undefined) linkKinds[linkName(l)] = l.kind;
+    }
     const stop = (): Promise<void> => cleanup.runAll();
     return {
       name: d.name,
@@ -238,6 +244,7 @@ async function startDeclared(
       toxiproxyDescription: tp.description ?? 'Toxiproxy',
       ingressUrls,
       links,
+      linkKinds,
       toxiproxy: tp.client,
       toxiproxyUrl: tp.url,
       services: handles,

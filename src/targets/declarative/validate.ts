@@ -146,8 +146,10 @@ export function validateDeclaration(
   list.forEach((l: unknown, i) => {
     const at = `links[${i}]`;
     if (!isObj(l)) return bad(at, 'must be an object');
-    unknownFields(l, ['from', 'to', 'port'], `${at}.`, bad);
-    const { from, to, port } = l;
+    unknownFields(l, ['from', 'to', 'port', 'kind'], `${at}.`, bad);
+    const { from, to, port, kind } = l;
+    if (kind !== undefined && (typeof kind !== 'string' || !/^[A-Za-z0-9_-]+$/.test(kind)))
+      bad(`${at}.kind`, 'must be a word (letters, digits, - or _), e.g. client, peer, storage');
     if (typeof from !== 'string' || (from !== '*' && from !== 'client' && !ports.has(from)))
       bad(`${at}.from`, `no service ${String(from)} (have ${[...ports.keys()].join(', ')}, client, *)`);
     if (typeof to !== 'string' || !ports.has(to))

@@ -1,0 +1,164 @@
+// A network partition of one service: every link into it and out of it cut at once, in both
+// directions — what a node cut off by a switch or a firewall rule meets, unlike one cut link
+// that the system may simply route around. `direction` keeps only the inbound or the outbound
+// half (an asymmetric partition); `kinds` only links of those kinds (e.g. `peer`: the node
+// still answers its clients but cannot reach its peers); `how` drops every byte and holds the
+// connections (`drop`, a black hole: what a real partition does) or refuses and closes them
+// (`refuse`: the proxies disabled).
+//
+// A proxy every dialer shares (`*->node-2`) carries other services' traffic to that node as
+// well: cutting it for `node-1`'s outbound half would partition more than node-1, so such
+// proxies are left alone on the outbound side and named in the fault's details (`notCut`).
+// Declare one link per dialer (`node-1->node-2`) to partition such a system exactly.
+//
+//   inject: links touching the service ─▶ per proxy: timeout toxic each way | proxy disabled
+//   heal:   remove each toxic | enable each proxy
+import { bothDirections } from './evidence.js';
+import { FaultError, type Fault, type FaultContext, type Injected } from './fault.js';
+import { describeService, linkKindOf, selectServices, type ServiceSelector } from './selectors.js';
+
+export interface IsolateOptions {
+  direction?: 'both' | 'inbound' | 'outbound';
+  kinds?: readonly string[];
+  how?: 'drop' | 'refuse';
+}
+
+interface Cut {
+  link: string;
+  proxy: string;
+}
+
+let counter = 0;
+
+/** The links into and out of `service` that the partition cuts, and the shared ones it may not. */
+export function linksToCut(
+  ctx: Pick<FaultContext, 'target'>,
+  service: string,
+  options: IsolateOptions,
+): { cut: Cut[]; notCut: string[] } {
+  const direction = options.direction ?? 'both';
+  const base = service.replace(/-\d+$/, '');
+  const isIt = (end: string): boolean => end === service || end === base;
+  const cut = new Map<string, Cut>();
+  const notCut: string[] = [];
+  for (const [link, proxy] of Object.entries(ctx.target.links).sort(([a], [b]) => a.localeCompare(b))) {
+    const arrow = link.indexOf('->');
+    if (arrow < 0) continue;
+    const from = link.slice(0, arrow);
+    const to = link.slice(arrow + 2);
+    if (options.kinds !== undefined && !options.kinds.includes(linkKindOf(ctx.target, link))) continue;
+    const inbound = isIt(to);
+    const outbound = isIt(from);
+    if (inbound && direction !== 'outbound') cut.set(proxy, { link, proxy });
+    else if (outbound && direction !== 'inbound') cut.set(proxy, { link, proxy });
+    else if (from === '*' && direction !== 'inbound' && !isIt(to)) notCut.push(link);
+  }
+  return { cut: [...cut.values()], notCut };
+}
+
+export function isolate(on: ServiceSelector, options: IsolateOptions = {}): Fault {
+  const how = options.how ?? 'drop';
+  return {
+    name: 'isolate',
+    describe: describeService(on),
+    async inject(ctx): Promise<Injected> {
+      const sel = await selectServices(ctx, on);
+      const cuts = new Map<string, Cut>();
+      const notCut = new Set<string>();
+      for (const s of sel.names) {
+        const l = linksToCut(ctx, s, options);
+        for (const c of l.cut) cuts.set(c.proxy, c);
+        for (const n of l.notCut) notCut.add(n);
+      }
+      if (cuts.size === 0) {
+        const which = [
+          options.direction !== undefined && options.direction !== 'both' ? options.direction : '',
+          options.kinds !== undefined ? options.kinds.join('/') : '',
+        ]
+          .filter((w) => w !== '')
+          .join(' ');
+        throw new FaultError(
+          'E_FAULT_TARGET',
+          `no ${which !== '' ? `${which} ` : ''}link touches ${sel.names.join(', ')} (have ${Object.keys(ctx.target.links).join(', ')})`,
+        );
+      }
+      const toxics: { proxy: string; toxic: string }[] = [];
+      const disabled: string[] = [];
+      const injected: Injected = {
+        target: sel.names.join(','),
+        affects: [...sel.names, ...[...cuts.values()].flatMap((c) => [c.link, c.proxy])],
+        leader: sel.leader,
+        details: {
+          services: sel.names,
+          how,
+          direction: options.direction ?? 'both',
+          links: [...cuts.values()].map((c) => c.link),
+          toxics,
+          disabled,
+          ...(notCut.size > 0 ? { notCut: [...notCut] } : {}),
+        },
+        evidence: { proxies: [...cuts.keys()].sort(), directions: bothDirections },
+      };
+      try {
+        for (const c of cuts.values()) {
+          const proxy = await ctx.toxiproxy.get(c.proxy);
+          if (how === 'refuse') {
+            await proxy.update({ enabled: false, listen: proxy.listen, upstream: proxy.upstream });
+            disabled.push(c.proxy);
+            continue;
+          }
+          for (const stream of bothDirections) {
+            const toxic = `limbo_isolate_${process.pid}_${++counter}`;
+            await proxy.addToxic({
+              name: toxic,
+              type: 'timeout',
+              stream,
+              toxicity: 1,
+              attributes: { timeout: 0 },
+            });
+            toxics.push({ proxy: c.proxy, toxic });
+          }
+        }
+      } catch (err) {
+        // Half a partition is not what the schedule asked for: undo what went in, then fail.
+        await healCuts(ctx, toxics, disabled).catch(() => undefined);
+        throw err;
+      }
+      return injected;
+    },
+    async heal(ctx, injected) {
+      const d = injected.details ?? {};
+      await healCuts(
+        ctx,
+        (d['toxics'] as { proxy: string; toxic: string }[] | undefined) ?? [],
+        (d['disabled'] as string[] | undefined) ?? [],
+      );
+    },
+  };
+}
+
+async function healCuts(
+  ctx: FaultContext,
+  toxics: readonly { proxy: string; toxic: string }[],
+  disabled: readonly string[],
+): Promise<void> {
+  const errors: unknown[] = [];
+  for (const t of toxics) {
+    try {
+      const proxy = await ctx.toxiproxy.get(t.proxy);
+      await (await proxy.getToxic(t.toxic)).remove();
+    } catch (err) {
+      // Gone already (an earlier attempt of this heal removed it): healed.
+      if (!/not found|404/i.test(err instanceof Error ? err.message : String(err))) errors.push(err);
+    }
+  }
+  for (const name of disabled) {
+    try {
+      const proxy = await ctx.toxiproxy.get(name);
+      await proxy.update({ enabled: true, listen: proxy.listen, upstream: proxy.upstream });
+    } catch (err) {
+      errors.push(err);
+    }
+  }
+  if (errors.length > 0) throw errors[0];
+}
