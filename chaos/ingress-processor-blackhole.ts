@@ -4,6 +4,8 @@ import {
   at,
   blackhole,
   defineSuite,
+  leaderOf,
+  link,
   noClientLeftHanging,
   noGhostCompletions,
   pendingDrains,
@@ -16,7 +18,7 @@ export default defineSuite({
   why: 'A black-holed ingress→processor link must be detected and the requests resent.',
   topology: { processors: 2, partitions: 2 },
   workload: { concurrency: 12, mix: { call: 0.7, send: 0.3 } },
-  schedule: [at('3s', blackhole('ingress->processor-1'), { for: '5s' })],
+  schedule: [at('3s', blackhole(link('ingress', leaderOf({ partition: 0 }))), { for: '5s' })],
   expect: [
     noClientLeftHanging({ withinMsAfterHeal: 6000 }),
     pendingDrains(),

@@ -5,6 +5,8 @@ import {
   defineSuite,
   errorAnswersBounded,
   idempotentRetriesAgree,
+  leaderOf,
+  link,
   noClientLeftHanging,
   noGhostCompletions,
   noImpossibleErrors,
@@ -20,7 +22,9 @@ export default defineSuite({
   // Some sends are repeated by their client with the same key (sendRetry): the ingress's path
   // for a send it already accepted must account for it like any other (pendingDrains).
   workload: { concurrency: 12, mix: { call: 0.5, send: 0.2, sendRetry: 0.1, idempotentRetry: 0.2 } },
-  schedule: [at('3s', resetPeer('ingress->processor-1', { timeoutMs: 200 }), { for: '4s' })],
+  schedule: [
+    at('3s', resetPeer(link('ingress', leaderOf({ partition: 0 })), { timeoutMs: 200 }), { for: '4s' }),
+  ],
   expect: [
     noClientLeftHanging({ withinMsAfterHeal: 6000 }),
     pendingDrains(),

@@ -5,6 +5,8 @@ import {
   at,
   defineSuite,
   latencyRecovers,
+  leaderOf,
+  link,
   noClientLeftHanging,
   pendingDrains,
   resendRateBounded,
@@ -16,7 +18,9 @@ export default defineSuite({
   why: 'After a brief partition heals, calls on that link must be as fast as before it.',
   topology: { processors: 2, partitions: 2 },
   workload: { concurrency: 12, mix: { call: 0.7, send: 0.3 } },
-  schedule: [at('3s', timeout('ingress->processor-1', { timeoutMs: 0 }), { for: '3500ms' })],
+  schedule: [
+    at('3s', timeout(link('ingress', leaderOf({ partition: 0 })), { timeoutMs: 0 }), { for: '3500ms' }),
+  ],
   // Load for 8 s after the heal: the wedge shows in the calls made then.
   chaos: '14s',
   expect: [
