@@ -5,6 +5,7 @@
 //
 //   op ─▶ startClientSpan ─▶ traceparent header ─▶ ingress … ─▶ end(completion): outcome, status
 //   op aborted at the end of the run ─▶ span left open (the open-span ledger shows it)
+//   op its client gave up on ─▶ span ended, outcome info, error code aborted
 import { randomBytes } from 'node:crypto';
 import { SpanKind, SpanStatusCode, type Tracer } from '@opentelemetry/api';
 import { spanAttributes as A } from '../protocol/names.js';
@@ -17,7 +18,7 @@ export interface ClientSpan {
   readonly traceparent: string;
   /** Names the op's history id once it is known. */
   setOpId(opId: number): void;
-  /** Ends the span with the op's outcome; an aborted op's span is left open on purpose. */
+  /** Ends the span with the op's outcome; an op the run's stop aborted keeps its span open on purpose. */
   end(completion: Completion): void;
 }
 
@@ -50,7 +51,7 @@ export function startClientSpan(
     traceparent,
     setOpId: (opId) => span.setAttribute(A.opId, opId),
     end(c) {
-      if (c.error?.code === 'aborted') return;
+      if (c.keepOpen === true) return;
       // As the history does: the id the answer names wins over the one known before.
       if (c.invocationId !== undefined && c.invocationId !== invocationId)
         span.setAttribute(A.invocationId, c.invocationId);

@@ -13,6 +13,10 @@ export interface Completion {
   traceId?: string;
   response?: OpResponse;
   error?: OpError;
+  /** The client gave up on the request before its answer (recorded as info, code `aborted`). */
+  gaveUp?: boolean;
+  /** The run's stop aborted the request: the op stays open in the history (not recorded). */
+  keepOpen?: boolean;
 }
 
 export interface HistoryRecorder {

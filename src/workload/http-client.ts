@@ -1,11 +1,14 @@
 // The workload's HTTP client: node:http with one keep-alive agent and a bound on open
 // connections, a hard per-request timeout, and JSON in/out. It never retries on its own:
 // retries are ops of their own in the history. Failures are thrown as HttpClientError with a
-// stable code so the op layer can tell "never sent" from "unknown".
+// stable code so the op layer can tell "never sent" from "unknown". A request may be given up
+// by its client (`giveUpAfterMs`): the socket is destroyed before the answer, as a client
+// that stops waiting does, and the request fails with `gave_up`.
 import http from 'node:http';
 import { LimboError } from '../util/errors.js';
 
-export type HttpClientErrorCode = 'client_timeout' | 'connection_refused' | 'connection_error' | 'aborted';
+export type HttpClientErrorCode =
+  'client_timeout' | 'connection_refused' | 'connection_error' | 'aborted' | 'gave_up';
 
 export class HttpClientError extends LimboError {
   constructor(
@@ -39,6 +42,8 @@ export interface HttpClient {
       body?: unknown;
       timeoutMs: number;
       signal?: AbortSignal;
+      /** The client stops waiting this long after sending: the socket is destroyed (gave_up). */
+      giveUpAfterMs?: number;
     },
   ): Promise<HttpAnswer>;
   close(): void;
@@ -61,6 +66,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
           if (settled) return;
           settled = true;
           clearTimeout(timer);
+          clearTimeout(giveUp);
           req.destroy();
           reject(err);
         };
@@ -78,6 +84,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
             if (settled) return;
             settled = true;
             clearTimeout(timer);
+            clearTimeout(giveUp);
             const text = Buffer.concat(chunks).toString('utf8');
             let body: unknown = undefined;
             if (text !== '') {
@@ -94,6 +101,20 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
           () => fail(new HttpClientError('client_timeout', `no answer within ${init.timeoutMs} ms`)),
           init.timeoutMs,
         );
+        const giveUpAfterMs = init.giveUpAfterMs;
+        const giveUp =
+          giveUpAfterMs !== undefined && giveUpAfterMs < init.timeoutMs
+            ? setTimeout(
+                () =>
+                  fail(
+                    new HttpClientError(
+                      'gave_up',
+                      `the client gave up ${Math.round(giveUpAfterMs)} ms after sending, before the answer`,
+                    ),
+                  ),
+                giveUpAfterMs,
+              )
+            : undefined;
         const onAbort = (): void => fail(new HttpClientError('aborted', 'request aborted'));
         if (init.signal?.aborted === true) onAbort();
         init.signal?.addEventListener('abort', onAbort, { once: true });

@@ -2,14 +2,21 @@
 // at `ratePerSec` (bounded by `maxInFlight`). Each client draws its ops from its own fork of the
 // run's random stream, so a seed replays the same op mix. Stopping stops new ops and waits a
 // bounded time for the ones in flight; ops still open then stay open in the history (hung).
+// Two behaviours of real clients on top: some give up mid-request (give-up.ts), and open-loop
+// bursts above capacity come on top of the steady load (bursts.ts).
 //
 //   random.fork('client-i') ─▶ pick kind by mix ─▶ op ─▶ history (invoke → ok|fail|info)
+//   random.fork('give-up-i') ─▶ does this op's client give up, and when
+//   burst clients (numbered after the steady ones) ─▶ ops at bursts.ratePerSec, own sockets
 import { setMaxListeners } from 'node:events';
 import type { Tracer } from '@opentelemetry/api';
 import type { Random } from '../util/random.js';
 import type { HistoryRecorder } from './history.js';
 import { createHttpClient, type HttpClient } from './http-client.js';
 import type { ClientApi } from './client-api.js';
+import { burstAt, burstOpsDue, parseBursts, type BurstPlan, type BurstSpec } from './bursts.js';
+import { giveUpDraws, parseGiveUp, type GiveUpPlan, type GiveUpSpec } from './give-up.js';
+import type { OpMix } from './mix.js';
 import {
   callOp,
   counterAddOp,
@@ -20,9 +27,9 @@ import {
   type OpContext,
 } from './ops.js';
 
-/** `sendRetry`: a send the client repeats with the same idempotency key (it never saw the 202). */
-export type OpMixKind = 'call' | 'send' | 'counterAdd' | 'idempotentRetry' | 'sendRetry';
-export type OpMix = Partial<Record<OpMixKind, number>>;
+export type { OpMix, OpMixKind } from './mix.js';
+export type { GiveUpSpec, GiveUpRetry } from './give-up.js';
+export type { BurstSpec } from './bursts.js';
 
 export interface WorkloadSpec {
   /** Closed-loop clients (default 8 when no rate is given). */
@@ -48,7 +55,31 @@ export interface WorkloadSpec {
    * default none): at any leadership change some keyed invocations are then mid-run.
    */
   counterHoldMs?: number;
+  /**
+   * Clients that give up: a share of calls, sends and counter adds abandoned mid-request after
+   * a seeded delay (recorded info, outcome unknown), then sent again with the same idempotency
+   * key or not at all (give-up.ts). Default: no client gives up.
+   */
+  giveUp?: GiveUpSpec;
+  /**
+   * Open-loop bursts above capacity on top of the steady load: every `everyMs`, ops at
+   * `ratePerSec` for `lengthMs`, whatever their answers (bursts.ts). A target's rate cap
+   * (maxRatePerSec) bounds a burst's rate too. Default: none.
+   */
+  bursts?: BurstSpec;
 }
+
+/** The checked give-up and burst options of a spec; a UsageError names what is wrong. */
+export function checkWorkloadSpec(spec: WorkloadSpec): { giveUp?: GiveUpPlan; bursts?: BurstPlan } {
+  const giveUp = parseGiveUp(spec.giveUp);
+  const bursts = parseBursts(spec.bursts);
+  return { ...(giveUp !== undefined ? { giveUp } : {}), ...(bursts !== undefined ? { bursts } : {}) };
+}
+
+/** Clients a burst's ops are spread over (Jepsen processes numbered after the steady clients). */
+export const BURST_CLIENTS = 8;
+/** A burst starts its due ops this often. */
+const BURST_TICK_MS = 5;
 
 export interface WorkloadOptions extends WorkloadSpec {
   baseUrls: readonly string[];
@@ -71,12 +102,15 @@ export interface StartedWorkload extends AsyncDisposable {
   stop(drainMs?: number): Promise<void>;
   /** Reads every counter that got adds once (final reads for exactlyOnce), each bounded. */
   finalReads(timeoutMs?: number): Promise<void>;
+  /** Burst ops started so far, and those due while `bursts.maxInFlight` were open (not started). */
+  burstOps(): { started: number; skipped: number };
 }
 
 export const defaultMix: OpMix = { call: 0.5, send: 0.2, counterAdd: 0.2, idempotentRetry: 0.1 };
 
 export function startWorkload(options: WorkloadOptions): StartedWorkload {
   if (options.baseUrls.length === 0) throw new Error('workload needs at least one ingress URL');
+  const { giveUp, bursts } = checkWorkloadSpec(options);
   const http = options.http ?? createHttpClient({ maxSockets: Math.max(16, (options.concurrency ?? 0) * 2) });
   const ownsHttp = options.http === undefined;
   const mix = options.mix ?? defaultMix;
@@ -84,14 +118,17 @@ export function startWorkload(options: WorkloadOptions): StartedWorkload {
   const counterKeys = Array.from({ length: options.counterKeys ?? 4 }, (_, i) => `c${i}`);
   const abort = new AbortController();
   // Every request in flight listens on this one signal: the bound is the number of ops in flight.
-  setMaxListeners(Math.max(64, (options.concurrency ?? 8) * 4, options.maxInFlight ?? 256), abort.signal);
+  setMaxListeners(
+    Math.max(64, (options.concurrency ?? 8) * 4, options.maxInFlight ?? 256) + (bursts?.maxInFlight ?? 0),
+    abort.signal,
+  );
   let stopping = false;
   const running = new Set<Promise<unknown>>();
 
-  const context = (process: number): OpContext => {
+  const context = (process: number, client = http): OpContext => {
     let n = 0;
     return {
-      http,
+      http: client,
       history: options.history,
       random: options.random.fork(`client-${process}`),
       process,
@@ -104,6 +141,9 @@ export function startWorkload(options: WorkloadOptions): StartedWorkload {
       ...(options.tracer !== undefined ? { tracer: options.tracer } : {}),
       ...(options.attachAfterMs !== undefined ? { attachAfterMs: options.attachAfterMs } : {}),
       ...(options.counterHoldMs !== undefined ? { counterHoldMs: options.counterHoldMs } : {}),
+      ...(giveUp !== undefined
+        ? { giveUp: giveUpDraws(giveUp, options.random.fork(`give-up-${process}`)) }
+        : {}),
     };
   };
   // The rate cap: each op start takes the next slot, 1000/maxRatePerSec ms after the previous.
@@ -116,8 +156,8 @@ export function startWorkload(options: WorkloadOptions): StartedWorkload {
     const waitMs = nextSlotAt - now;
     if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
   };
-  const runOne = (ctx: OpContext): Promise<unknown> => {
-    const kind = ctx.random.weighted(mix);
+  const runOne = (ctx: OpContext, opMix: OpMix = mix): Promise<unknown> => {
+    const kind = ctx.random.weighted(opMix);
     const p =
       kind === 'send'
         ? sendOp(ctx)
@@ -162,9 +202,46 @@ export function startWorkload(options: WorkloadOptions): StartedWorkload {
     }
   }
 
+  // Bursts: on each tick, start the ops due so far (a late tick catches up), each on a burst
+  // client of its own and its own sockets; between bursts, sleep until the next one.
+  const burstCount = { started: 0, skipped: 0 };
+  let burstTimer: NodeJS.Timeout | undefined;
+  let burstHttp: HttpClient | undefined;
+  if (bursts !== undefined) {
+    const plan: BurstPlan = {
+      ...bursts,
+      ratePerSec: Math.min(bursts.ratePerSec, options.maxRatePerSec ?? Number.POSITIVE_INFINITY),
+    };
+    const client = createHttpClient({ maxSockets: plan.maxInFlight });
+    burstHttp = client;
+    const first = Math.max(1, options.concurrency ?? 8);
+    const clients = Array.from({ length: BURST_CLIENTS }, (_, i) => context(first + i, client));
+    const startedAt = performance.now();
+    let open = 0;
+    let next = 0;
+    const tick = (): void => {
+      if (stopping) return;
+      const elapsedMs = performance.now() - startedAt;
+      const due = burstOpsDue(plan, elapsedMs);
+      while (burstCount.started + burstCount.skipped < due) {
+        if (open >= plan.maxInFlight) {
+          burstCount.skipped++;
+          continue;
+        }
+        burstCount.started++;
+        open++;
+        void runOne(clients[next++ % clients.length]!, plan.mix ?? mix).finally(() => open--);
+      }
+      const at = burstAt(plan, elapsedMs);
+      burstTimer = setTimeout(tick, at.inBurst ? BURST_TICK_MS : Math.max(1, at.nextStartMs - elapsedMs));
+    };
+    burstTimer = setTimeout(tick, plan.firstAtMs);
+  }
+
   const drain = async (drainMs: number): Promise<void> => {
     stopping = true;
     if (ticker !== undefined) clearInterval(ticker);
+    clearTimeout(burstTimer);
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       Promise.allSettled([...running]),
@@ -177,6 +254,7 @@ export function startWorkload(options: WorkloadOptions): StartedWorkload {
     // Ops still open stay open in the history; abort their sockets so nothing outlives the run.
     abort.abort();
     if (ownsHttp) http.close();
+    burstHttp?.close();
   };
   return {
     counterKeys,
@@ -193,12 +271,14 @@ export function startWorkload(options: WorkloadOptions): StartedWorkload {
       );
       const reader = createHttpClient({ maxSockets: 4 });
       try {
-        const ctx: OpContext = { ...context(-1), http: reader, signal: undefined, opTimeoutMs: timeoutMs };
+        const { giveUp: _noGiveUp, ...base } = context(-1);
+        const ctx: OpContext = { ...base, http: reader, signal: undefined, opTimeoutMs: timeoutMs };
         await Promise.all(counterKeys.filter((k) => used.has(k)).map((key) => counterGetOp(ctx, key, true)));
       } finally {
         reader.close();
       }
     },
+    burstOps: () => ({ ...burstCount }),
     [Symbol.asyncDispose]: () => stop(0),
   };
 }

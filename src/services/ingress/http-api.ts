@@ -4,7 +4,10 @@
 //        ▲                                                          │
 //        └──── send(status, JSON) + finish(outcome): metrics, span ◀┘ (HttpError → error body)
 //
-// Every request is counted as pending from arrival until its answer (pending-table.ts).
+// Every request is counted as pending from arrival until its answer (pending-table.ts). A
+// client that closes its connection first aborts the request (499, never sent) wherever it is,
+// counted by stage (limbo_ingress_client_gone_total); a request refused by a bound before any
+// work is counted by limit (limbo_ingress_refused_total).
 import type http from 'node:http';
 import { lookupHandler, catalogue } from '../../protocol/catalogue.js';
 import { isInvocationId, makeInvocationId } from '../../protocol/ids.js';
@@ -15,7 +18,7 @@ import { INVOCATION_ID_HEADER, TRACE_ID_HEADER, spanAttributes as A } from '../.
 import { contextFromTraceparent, traceparentOf, type Tracing } from '../../telemetry/tracing.js';
 import type { Dispatcher, SubmitInput } from './dispatcher.js';
 import type { LegacyDispatcher } from './legacy-dispatcher.js';
-import type { IngressMetrics, RequestKind } from './metrics.js';
+import type { ClientGoneStage, IngressMetrics, RefusalLimit, RequestKind } from './metrics.js';
 import type { Router } from './router.js';
 import type { BugName } from '../bugs.js';
 import type { PendingTable } from './pending-table.js';
@@ -76,8 +79,12 @@ export class IngressApi {
         this.o.requestTimeoutMs,
       );
     }
+    // How far the request has gone, for the count of clients that went away.
+    let stage: ClientGoneStage = 'receiving';
     res.on('close', () => {
-      if (!res.writableFinished) abort.abort(new HttpError(499, 'aborted', 'client went away'));
+      if (res.writableFinished) return;
+      if (!this.closing && !abort.signal.aborted) this.metrics.clientGone.inc({ kind, stage });
+      abort.abort(new HttpError(499, 'aborted', 'client went away'));
     });
     let invocationId: string | undefined;
     const span = this.tracing.tracer.startSpan(
@@ -106,7 +113,10 @@ export class IngressApi {
       span.setAttribute(A.invocationId, idv);
       if (partition !== undefined) span.setAttribute(A.partition, partition);
     };
-    this.route(req, segments, kind, abort.signal, setInvocationId, span)
+    const setStage = (s: ClientGoneStage): void => {
+      stage = s;
+    };
+    this.route(req, segments, kind, abort.signal, setInvocationId, setStage, span)
       .then(({ status, body, outcome }) => {
         if (invocationId !== undefined) res.setHeader(INVOCATION_ID_HEADER, invocationId);
         // Bug switch pending-gauge-leak: the early path of a resent send that found its
@@ -148,15 +158,16 @@ export class IngressApi {
     kind: RequestKind,
     signal: AbortSignal,
     setInvocationId: (id: string, partition?: number) => void,
+    setStage: (stage: ClientGoneStage) => void,
     span: Span,
   ): Promise<{ status: number; body: unknown; outcome: string }> {
-    if (this.closing)
-      throw new HttpError(503, 'overloaded', 'ingress is shutting down', { 'retry-after': '1' });
-    if (this.pending.size > this.o.maxPending) {
-      throw new HttpError(503, 'overloaded', `more than ${this.o.maxPending} requests pending`, {
-        'retry-after': '1',
-      });
-    }
+    const refuse = (limit: RefusalLimit, message: string): HttpError => {
+      this.metrics.refused.inc({ kind, limit });
+      return new HttpError(503, 'overloaded', message, { 'retry-after': '1' });
+    };
+    if (this.closing) throw refuse('shutting_down', 'ingress is shutting down');
+    if (this.pending.size > this.o.maxPending)
+      throw refuse('max_pending', `more than ${this.o.maxPending} requests pending`);
     if (kind === 'output' || kind === 'attach') {
       if (req.method !== 'GET')
         throw new HttpError(405, 'bad_request', `use GET for /invocations/{id}/${kind}`);
@@ -171,8 +182,10 @@ export class IngressApi {
       if (!isInvocationId(invocationId))
         throw new HttpError(400, 'bad_request', `malformed invocation id "${invocationId}"`);
       setInvocationId(invocationId);
+      setStage('routing');
       const partition = await this.partitionOf(invocationId, signal);
       setInvocationId(invocationId, partition);
+      setStage('processor');
       const res = await this.dispatcher.getOutput(invocationId, partition, kind === 'attach', signal, span);
       if (res.result === 'notFound')
         throw new HttpError(404, 'not_found', `invocation ${invocationId} not found`);
@@ -212,8 +225,10 @@ export class IngressApi {
     if (argumentProblem) throw badArgument(argumentProblem);
     const invocationId = makeInvocationId(target, idempotencyKey);
     setInvocationId(invocationId);
+    setStage('routing');
     const partition = await this.partitionOf(invocationId, signal);
     setInvocationId(invocationId, partition);
+    setStage('processor');
     const input: SubmitInput = {
       invocationId,
       partition,

@@ -7,6 +7,23 @@ export type IngressMetrics = ReturnType<typeof createIngressMetrics>;
 export const requestKinds = ['call', 'send', 'attach', 'output'] as const;
 export type RequestKind = (typeof requestKinds)[number];
 
+/**
+ * Where a request was when its client closed the connection before the answer: its body not
+ * yet read (`receiving`), waiting for the partition table (`routing`), or handed to a processor
+ * (`processor`: submitted, or waiting for an output; the processor's call is cancelled).
+ */
+export const clientGoneStages = ['receiving', 'routing', 'processor'] as const;
+export type ClientGoneStage = (typeof clientGoneStages)[number];
+
+/** The bounds a request can be refused by before any work (503 with retry-after). */
+export const refusalLimits = ['max_pending', 'shutting_down'] as const;
+export type RefusalLimit = (typeof refusalLimits)[number];
+
+/** Requests whose client went away before the answer, by kind and stage. */
+export const INGRESS_CLIENT_GONE_TOTAL = 'limbo_ingress_client_gone_total';
+/** Requests refused by a bound (503 with retry-after), by kind and limit. */
+export const INGRESS_REFUSED_TOTAL = 'limbo_ingress_refused_total';
+
 const resendReasons: readonly ResendReason[] = [
   'timeout',
   'connection_lost',
@@ -91,7 +108,26 @@ export function createIngressMetrics(
         for (const p of partitions()) this.inc({ partition: String(p) }, 0);
       },
     }),
+    // A client that gives up shows here (and as requests_total{outcome="aborted"}); the stage
+    // says how far its request had gone. The ingress's own stop is not counted.
+    clientGone: new Counter({
+      name: INGRESS_CLIENT_GONE_TOTAL,
+      help: 'Client requests whose client closed the connection before the answer, by where the request was',
+      labelNames: ['kind', 'stage'],
+      registers,
+    }),
+    // Load shed at the door: more than --max-pending requests pending, or the ingress stopping.
+    refused: new Counter({
+      name: INGRESS_REFUSED_TOTAL,
+      help: 'Client requests refused by a bound before any work (503 with retry-after), by limit',
+      labelNames: ['kind', 'limit'],
+      registers,
+    }),
   };
-  for (const kind of requestKinds) metrics.pending.set({ kind }, 0);
+  for (const kind of requestKinds) {
+    metrics.pending.set({ kind }, 0);
+    for (const stage of clientGoneStages) metrics.clientGone.inc({ kind, stage }, 0);
+    for (const limit of refusalLimits) metrics.refused.inc({ kind, limit }, 0);
+  }
   return metrics;
 }
