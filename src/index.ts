@@ -88,6 +88,8 @@ export {
   keysFreeAfterHeal,
   latencyRecovers,
   failoverTimeBounded,
+  serviceLevels,
+  type ServiceLevels,
   pathCovered,
   registerChecker,
   checkerNames,

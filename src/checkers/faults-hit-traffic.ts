@@ -122,6 +122,22 @@ function judge(
   const to = w.healedAtMs ?? end;
   const base = { fault: w.fault, target: w.target };
   const e = w.evidence;
+  if (e?.hook !== undefined) {
+    // A fault inside a service: its hook counted the work it acted on; that alone decides.
+    if (e.hookHits === undefined)
+      return {
+        ...base,
+        met: false,
+        evidence: `hook ${e.hook}: its count could not be read (${e.hookHitsUnavailable ?? 'no reading'})`,
+        counted: { ...e },
+      };
+    return {
+      ...base,
+      met: e.hookHits > 0,
+      evidence: `hook ${e.hook} acted on ${e.hookHits} ${e.hookHits === 1 ? 'request' : 'requests'}`,
+      counted: { ...e },
+    };
+  }
   if (e !== undefined && e.unavailable === undefined) {
     // A process fault also held work if its links carried bytes in the second before it.
     const before =

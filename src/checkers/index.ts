@@ -30,3 +30,4 @@ export {
   type TimeRef,
   type TextMatch,
 } from './span-select.js';
+export { serviceLevels, type ServiceLevels } from './service-levels.js';

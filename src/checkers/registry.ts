@@ -11,6 +11,7 @@ import { promql, type PromqlOptions } from './promql.js';
 import { resendsObserved } from './resends-observed.js';
 import { acknowledgedEffectsPresent } from './acknowledged-effects-present.js';
 import { errorAnswersBounded } from './error-answers-bounded.js';
+import { serviceLevels, type ServiceLevels } from './service-levels.js';
 import { failoverTimeBounded } from './failover-time-bounded.js';
 import { keysFreeAfterHeal } from './keys-free-after-heal.js';
 import { latencyRecovers } from './latency-recovers.js';
@@ -54,6 +55,12 @@ registerChecker('resendRateBounded', (o) => resendRateBounded(o));
 registerChecker('keysFreeAfterHeal', () => keysFreeAfterHeal());
 registerChecker('latencyRecovers', (o) => latencyRecovers(o));
 registerChecker('failoverTimeBounded', (o) => failoverTimeBounded(o));
+registerChecker('serviceLevels', (o) => {
+  const slo = o as Partial<ServiceLevels>;
+  for (const k of ['failoverMs', 'p99DuringFaultMs', 'recoveryAfterHealMs'] as const)
+    if (typeof slo[k] !== 'number') throw new Error(`serviceLevels needs ${k} (a number of ms)`);
+  return serviceLevels(slo as ServiceLevels);
+});
 registerChecker('pathCovered', (o) => pathCovered(o as unknown as PathCoveredOptions));
 registerChecker('spansEnd', (o) => spansEnd(o));
 registerChecker('gracefulStops', () => gracefulStops());

@@ -20,6 +20,7 @@ export const exploreFaultKinds = [
   'pause',
   'restart',
   'transfer-leadership',
+  'isolate',
 ] as const;
 export type ExploreFaultKind = (typeof exploreFaultKinds)[number];
 
@@ -78,6 +79,12 @@ function drawFault(random: Random, kind: ExploreFaultKind, o: GenerateOptions): 
       return { atMs, forMs, fault: kind, params: { on: processor } };
     case 'transfer-leadership':
       return { atMs, forMs, fault: kind, params: { partition } };
+    case 'isolate': {
+      // A partition of a leader (or of any processor): whole, or only its inbound or outbound half.
+      const on = random.int(2) === 0 ? { kind: 'leaderOf', partition } : processor;
+      const direction = random.pick(['both', 'inbound', 'outbound'] as const);
+      return { atMs, forMs, fault: kind, params: { on, direction } };
+    }
   }
 }
 

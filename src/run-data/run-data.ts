@@ -111,6 +111,11 @@ export interface FaultEvidence {
   look?: 'around';
   /** Why there are no counts (the proxies' /metrics could not be read). */
   unavailable?: string;
+  /** A fault inside a service: its fault hook, and the work the hook acted on while it was in. */
+  hook?: string;
+  hookHits?: number;
+  /** Why the hook's count could not be read (the service had gone away). */
+  hookHitsUnavailable?: string;
 }
 
 export interface PhaseTimes {

@@ -8,6 +8,7 @@
 // Everything started is registered with the run's cleanup, so an error or Ctrl-C at any point
 // still stops every process, proxy and toxic. One seed drives the workload and the faults.
 import { faultsHitTraffic } from '../checkers/faults-hit-traffic.js';
+import { serviceLevels } from '../checkers/service-levels.js';
 import { runCheckersOn, result, type CheckResult, type Checker } from '../checkers/checker.js';
 import { startSchedule, type ActiveFault, type RunningSchedule } from '../faults/schedule.js';
 import { proxyCountersOf, type ProxyCounterReader, type ProxyCounters } from '../faults/evidence.js';
@@ -387,6 +388,12 @@ async function check(ctx: RunContext): Promise<CheckResult[]> {
     [
       ...suite.expect,
       ...testbed.profile.extraCheckers.filter((c) => !suite.expect.some((e) => e.name === c.name)),
+      // The target's service levels, held against every fault of every run on it.
+      ...(testbed.profile.slo !== undefined &&
+      ctx.run.faults.length > 0 &&
+      !suite.expect.some((e) => e.name === 'serviceLevels')
+        ? [serviceLevels(testbed.profile.slo)]
+        : []),
     ],
     ctx.run,
     ctx.runErrors,

@@ -20,7 +20,14 @@ import { createCleanup } from '../runtime/cleanup.js';
 import { createRuntime } from '../runtime/create-runtime.js';
 import type { RuntimeChoice, RuntimeName, RuntimeService, ServiceSpec } from '../runtime/service-runtime.js';
 import { httpProbe, waitFor } from '../util/wait.js';
-import type { StartedTarget, Target, TargetContext, Topology } from './target.js';
+import {
+  referenceProfile,
+  type StartedTarget,
+  type Target,
+  type TargetContext,
+  type Topology,
+} from './target.js';
+import type { ServiceLevels } from '../checkers/service-levels.js';
 
 import type { Protocol } from '../protocol/names.js';
 
@@ -38,6 +45,27 @@ export function linkNames(topology: Topology): string[] {
   return names;
 }
 
+/**
+ * The reference cluster's service levels, derived from its settings (the services' defaults;
+ * test/targets/reference-slo.test.ts holds the two in step):
+ * - failover: the controller declares a silent leader dead after its failure timeout (700 ms),
+ *   the new leader's lease and recovery take up to one lease (500 ms), and the ingress resends
+ *   with a backoff capped at 1000 ms; 800 ms more for scheduling on a loaded two-core machine.
+ * - tail during a fault, net of what the fault imposes: one resend backoff at its cap
+ *   (1000 ms) after one failure detection (700 ms), plus 300 ms.
+ * - recovery after a heal: a reconnect and a resend, each at most one backoff cap (1000 ms),
+ *   plus 1000 ms for the new connection and the answer.
+ * - an op crosses a slowed link at most 3 times in sequence (its invoke's append, its end's
+ *   append, the leader's read of them).
+ */
+export const referenceServiceLevels: ServiceLevels = {
+  failoverMs: 700 + 500 + 1000 + 800,
+  p99DuringFaultMs: 1000 + 700 + 300,
+  recoveryAfterHealMs: 1000 + 1000 + 1000,
+  latencyCrossings: 3,
+  basis: 'derived from the reference cluster’s failure timeout, lease and backoff settings',
+};
+
 export function referenceTarget(
   protocol: Protocol,
   runtime: RuntimeName | RuntimeChoice = 'local',
@@ -53,6 +81,7 @@ export function referenceTarget(
   return {
     name,
     runtime: choice.name,
+    profile: { ...referenceProfile, slo: referenceServiceLevels },
     start: (topology, ctx) => startReference(name, protocol, choice, topology, ctx, bugs),
   };
 }

@@ -8,6 +8,7 @@
 //   Target { name, profile } .start(topology, ctx) ─▶ StartedTarget { ingressUrls, links, services, leaderOf, … }
 import type { Toxiproxy } from 'toxiproxy-node-client';
 import type { Checker } from '../checkers/checker.js';
+import type { ServiceLevels } from '../checkers/service-levels.js';
 import type { ServiceHandle } from '../runtime/service-handle.js';
 import type { RuntimeName } from '../runtime/service-runtime.js';
 
@@ -98,6 +99,8 @@ export interface TargetProfile {
   readonly extraCheckers: readonly Checker[];
   /** Caps this target puts on any suite's workload (e.g. a rate the machine can take). */
   readonly workloadLimits: Pick<WorkloadSpec, 'maxRatePerSec'>;
+  /** Its service levels under faults: every run on it gets the serviceLevels check against them. */
+  readonly slo?: ServiceLevels;
 }
 
 /** What a suite's faults need of a target (faults/selectors.ts derives them from a schedule). */

@@ -137,3 +137,24 @@ test('without counts of its own, the scraped bytes its proxies read over its win
   assert.equal(faultsHitTraffic().check(b.run).verdict, 'pass');
   assert.equal(faultsHitTraffic().check(new RunBuilder().run).verdict, 'inconclusive', 'no fault at all');
 });
+
+test('a fault inside a service counts by its hook: 0 acted on is inconclusive, whatever the proxies carried', () => {
+  const hooked = (hookHits: number | undefined) =>
+    new RunBuilder().fault({
+      fault: 'log-append-errors',
+      target: 'log',
+      evidence: {
+        ...link({ bytes: 90_000 }),
+        hook: 'append-errors',
+        ...(hookHits !== undefined ? { hookHits } : { hookHitsUnavailable: 'connect ECONNREFUSED' }),
+      },
+    }).run;
+  const none = faultsHitTraffic().check(hooked(0));
+  assert.equal(none.verdict, 'inconclusive');
+  assert.match(none.summary, /log-append-errors@log \(hook append-errors acted on 0 requests\)/);
+  assert.equal(faultsHitTraffic().check(hooked(12)).verdict, 'pass');
+  assert.match(
+    faultsHitTraffic().check(hooked(undefined)).summary,
+    /could not be read \(connect ECONNREFUSED\)/,
+  );
+});

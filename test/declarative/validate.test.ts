@@ -9,7 +9,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadDeclaration, declarationFile } from '../../src/targets/declarative/load.js';
 import { DeclarationError, validateDeclaration } from '../../src/targets/declarative/validate.js';
-import { declarativeTarget, missingSignalsOf, unsupportedBy } from '../../src/targets/declarative/target.js';
+import {
+  declarativeTarget,
+  missingSignalsOf,
+  profileOf,
+  unsupportedBy,
+} from '../../src/targets/declarative/target.js';
 import { UsageError } from '../../src/util/errors.js';
 import { scheduleRequirements } from '../../src/faults/selectors.js';
 
@@ -232,4 +237,19 @@ test('a runtime a declaration cannot run on is refused naming the services: no i
   );
   assert.equal(declarativeTarget(declared, { name: 'docker' }).runtime, 'docker');
   assert.equal(declarativeTarget(toy, { name: 'local' }).runtime, 'local');
+});
+
+test('declared service levels are checked and reach the profile; link kinds must be words', () => {
+  const slo = { failoverMs: 4000, p99DuringFaultMs: 1500, recoveryAfterHealMs: 2000, basis: 'its timeouts' };
+  const d = validateDeclaration({ ...good(), slo }, 'toy.json');
+  assert.deepEqual(profileOf(d).slo, slo);
+  assert.equal(profileOf(validateDeclaration(good(), 'toy.json')).slo, undefined);
+  assert.match(
+    problemsOf({ ...good(), slo: { failoverMs: 4000 } }),
+    /slo\.p99DuringFaultMs: must be a positive number of ms/,
+  );
+  assert.match(problemsOf({ ...good(), slo: { ...slo, p99: 3 } }), /slo\.p99/);
+  const kinds = good();
+  kinds['links'] = [{ from: 'client', to: 'svc', port: 'http', kind: 'a b' }];
+  assert.match(problemsOf(kinds), /links\[0\]\.kind: must be a word/);
 });

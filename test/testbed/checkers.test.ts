@@ -42,10 +42,12 @@ test('registry names every built-in checker and builds it with options', () => {
     'promql',
     'resendRateBounded',
     'resendsObserved',
+    'serviceLevels',
     'spansEnd',
     'traces',
   ]);
   assert.equal(checkerFactory('noClientLeftHanging')?.({ withinMsAfterHeal: 1 }).name, 'noClientLeftHanging');
+  assert.throws(() => checkerFactory('serviceLevels')?.({ failoverMs: 1 }), /serviceLevels needs p99DuringFaultMs/);
 });
 
 test('a checker that throws fails its own check only', () => {

@@ -171,6 +171,8 @@ test('links resolve by name or by selectors; the registry builds faults from dat
 test('cleanup kills every tracked process', async () => {
   const target = await startToyTarget(2);
   const pids = [...target.services.values()].map((s) => s.pid()!);
+  assert.equal(pids.length, 2);
+  for (const pid of pids) assert.ok(Number.isInteger(pid) && pid > 0, `a running process: ${pid}`);
   await target.stop();
   for (const pid of pids) assert.throws(() => process.kill(pid, 0), /ESRCH/);
 });

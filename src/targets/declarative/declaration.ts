@@ -14,6 +14,7 @@
 //   {{name}} {{dataDir}} {{runDir}}
 import type { ServiceRole } from '../../protocol/names.js';
 import type { ClientApi } from '../../workload/client-api.js';
+import type { ServiceLevels } from '../../checkers/service-levels.js';
 
 /** How limbo knows a service (or a probe) is ready: one of these, bounded by readyTimeoutMs. */
 export type WaitStrategy =
@@ -136,6 +137,12 @@ export interface TargetDeclaration {
   inapplicableChecks?: Readonly<Record<string, string>>;
   /** Bound on each service's readiness (default 20 s). */
   readyTimeoutMs?: number;
+  /**
+   * Its service levels under faults (failover, p99 during a fault net of what the fault
+   * imposes, recovery after the heal): every run on it gets the serviceLevels check. Say in
+   * `basis` where the numbers come from (its timeouts, its documentation).
+   */
+  slo?: ServiceLevels;
 }
 
 export interface DeclaredTarget extends TargetDeclaration {

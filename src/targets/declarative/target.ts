@@ -103,6 +103,7 @@ export function profileOf(d: DeclaredTarget): TargetProfile {
     keepMetric: (name) => keep.has(name),
     extraCheckers: [],
     workloadLimits: d.client.maxRatePerSec !== undefined ? { maxRatePerSec: d.client.maxRatePerSec } : {},
+    ...(d.slo !== undefined ? { slo: d.slo } : {}),
   };
 }
 

@@ -48,6 +48,7 @@ const TOP_FIELDS = [
   'signals',
   'inapplicableChecks',
   'readyTimeoutMs',
+  'slo',
 ];
 const NAME = /^[A-Za-z0-9_-]+$/;
 
@@ -219,6 +220,26 @@ export function validateDeclaration(
         if (typeof v !== 'string' || v.trim() === '')
           bad(`inapplicableChecks.${k}`, 'must be the reason it does not apply (a non-empty string)');
       }
+  }
+
+  if (x['slo'] !== undefined) {
+    const slo = x['slo'];
+    if (!isObj(slo))
+      bad('slo', 'must be { failoverMs, p99DuringFaultMs, recoveryAfterHealMs } (numbers of ms)');
+    else {
+      unknownFields(
+        slo,
+        ['failoverMs', 'p99DuringFaultMs', 'recoveryAfterHealMs', 'latencyCrossings', 'basis'],
+        'slo.',
+        bad,
+      );
+      for (const k of ['failoverMs', 'p99DuringFaultMs', 'recoveryAfterHealMs'])
+        if (!positive(slo[k])) bad(`slo.${k}`, 'must be a positive number of ms');
+      if (slo['latencyCrossings'] !== undefined && !positive(slo['latencyCrossings']))
+        bad('slo.latencyCrossings', 'must be a positive number');
+      if (slo['basis'] !== undefined && typeof slo['basis'] !== 'string')
+        bad('slo.basis', 'must be a sentence');
+    }
   }
 
   if (problems.length === 0 && (options.checkCommands ?? true))
