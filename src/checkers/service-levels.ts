@@ -3,8 +3,9 @@
 // or a cluster that stays slow after the heal, pass; these bounds name the ops and faults that
 // break them. Three levels, each per fault window:
 //
-//   failover   an op met by a fault on a processor (kill, pause, restart, isolate, transfer)
-//              ends within `failoverMs` of the later of its invoke and the fault.
+//   failover   an op met by a fault on a processor (kill, pause, restart, transfer) ends
+//              within `failoverMs` of the later of its invoke and the fault, net of up to
+//              `latencyCrossings` × the latency a latency fault it also met adds.
 //   tail       ops invoked while a fault is in have a p99 latency within `p99DuringFaultMs`,
 //              net of what the fault itself imposes: the time a blocking fault (a cut, a
 //              black hole, a stopped log) held the op is the fault's, as is up to
@@ -84,7 +85,14 @@ export function serviceLevels(slo: ServiceLevels): Checker {
           let worst = 0;
           for (const p of ops) {
             if (p.invoke.timeMs > healOf(w) || endOf(p) < w.injectedAtMs) continue;
-            const waited = endOf(p) - Math.max(p.invoke.timeMs, w.injectedAtMs);
+            // A latency fault it also met slows its way to the new leader: that part is the
+            // latency fault's (a lagging follower that takes over catches up through it).
+            let slowed = 0;
+            for (const o of run.faults) {
+              const added = addedLatencyMs(o);
+              if (added !== undefined) slowed += Math.min(overlap(p, o), crossings * added);
+            }
+            const waited = endOf(p) - Math.max(p.invoke.timeMs, w.injectedAtMs) - slowed;
             worst = Math.max(worst, waited);
             if (waited > slo.failoverMs) breaks.push({ level: 'failover', w, op: p, ms: waited });
           }

@@ -47,11 +47,14 @@ function drawFault(random: Random, kind: ExploreFaultKind, o: GenerateOptions): 
   const atMs = round100(random.between(0, Math.max(0, o.chaosMs - 2000)));
   const forMs = round100(random.between(500, 4000));
   const partition = random.int(o.topology.partitions);
-  const link = random.pick(
+  const named = random.pick(
     o.shape !== undefined
       ? o.shape.links.filter((l) => !l.startsWith('client->'))
       : internalLinks(o.topology),
   );
+  // Half the link faults name a link; the other half take one chosen as they go in, among
+  // the links that carried traffic since the warm-up (a cut on an idle link tests nothing).
+  const link = random.int(2) === 0 ? named : { kind: 'anyLink' as const };
   const processor =
     o.shape !== undefined
       ? random.pick(o.shape.services.filter((s) => s.role === 'processor').map((s) => s.name))
@@ -93,6 +96,8 @@ export function occupies(f: PlannedFault): string {
   const on = f.params.on;
   if (f.fault === 'transfer-leadership') return `partition ${String(f.params['partition'])}`;
   if (typeof on === 'string') return on.includes('->') ? `link ${on}` : `service ${on}`;
+  // A link chosen at inject time may be any: kept apart from every other such fault.
+  if ((on as { kind?: unknown } | undefined)?.kind === 'anyLink') return 'link (any)';
   // leaderOf(p): any process fault may land on any processor; keep process faults apart.
   return 'processes';
 }

@@ -24,7 +24,9 @@ export function describePlanned(p: PlannedFault): string {
       ? `partition ${String(p.params['partition'])}`
       : typeof on === 'string'
         ? on
-        : `leaderOf(${String((on as { partition?: unknown }).partition)})`;
+        : (on as { kind?: unknown }).kind === 'anyLink'
+          ? 'any link'
+          : `leaderOf(${String((on as { partition?: unknown }).partition)})`;
   const extra = Object.entries(p.params)
     .filter(([k]) => k !== 'on' && k !== 'partition')
     .map(([k, v]) => `${k}=${String(v)}`)

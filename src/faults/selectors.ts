@@ -17,7 +17,9 @@ export type LinkSelector =
   | string
   | { kind: 'link'; from: ServiceSelector; to: ServiceSelector }
   /** `linkKind`: only links of that kind (`client`, `peer`, `storage`, or a declared one). */
-  | { kind: 'linkInto'; to: ServiceSelector; linkKind?: string };
+  | { kind: 'linkInto'; to: ServiceSelector; linkKind?: string }
+  /** Any link between the system's services (of `linkKind`), one that carries traffic if any does. */
+  | { kind: 'anyLink'; linkKind?: string };
 
 export function leaderOf(options: { partition: number }): ServiceSelector {
   return { kind: 'leaderOf', partition: options.partition };
@@ -47,11 +49,28 @@ export function linkInto(to: ServiceSelector, options: { kind?: string } = {}): 
 }
 
 /**
+ * Any link between the system's own services (never the clients' links), chosen when the
+ * fault goes in: among those that carried traffic since the warm-up began if any did, else
+ * among all (seeded) — so a drawn schedule meets traffic on any target, whichever way its
+ * nodes happen to be connected. `kind` keeps only links of that kind.
+ */
+export function anyLink(options: { kind?: string } = {}): LinkSelector {
+  return options.kind !== undefined ? { kind: 'anyLink', linkKind: options.kind } : { kind: 'anyLink' };
+}
+
+/**
  * A link's kind: what the target declared (`client`, `peer`, `storage`, …), else `client` for
  * the workload's links and `peer` for the rest.
  */
 export function linkKindOf(target: Pick<StartedTarget, 'linkKinds'>, link: string): string {
   return target.linkKinds?.[link] ?? (link.startsWith('client->') ? 'client' : 'peer');
+}
+
+/** One of `links` (sorted), among those whose proxy carried traffic since the baseline if any did (seeded). */
+async function preferBusy(ctx: FaultContext, links: readonly string[]): Promise<string> {
+  const busy = await busyProxies(ctx);
+  const used = busy === undefined ? [] : links.filter((n) => busy.has(ctx.target.links[n] ?? ''));
+  return ctx.random.pick(used.length > 0 ? used : links);
 }
 
 /** The proxies that carried bytes since the traffic baseline (undefined: nothing to tell by). */
@@ -81,6 +100,7 @@ export function describeLink(l: LinkSelector): string {
   if (typeof l === 'string') return l;
   if (l.kind === 'linkInto')
     return `into(${describeService(l.to)}${l.linkKind !== undefined ? `:${l.linkKind}` : ''})`;
+  if (l.kind === 'anyLink') return `any(${l.linkKind ?? ''})`;
   return `${describeService(l.from)}->${describeService(l.to)}`;
 }
 
@@ -98,6 +118,7 @@ export function requirementsOf(describe: string): TargetRequirement[] {
     if (/^[A-Za-z0-9_-]+$/.test(d)) return [{ kind: 'service', name: d }];
     return [];
   };
+  if (/^any\([A-Za-z0-9_-]*\)$/.test(describe)) return [{ kind: 'linkInto' }];
   const into = /^into\((.+?)(?::[A-Za-z0-9_-]+)?\)$/.exec(describe);
   if (into !== null) return [{ kind: 'linkInto' }, ...one(into[1]!)];
   const arrow = describe.indexOf('->');
@@ -164,10 +185,19 @@ export async function selectLink(
         'E_FAULT_TARGET',
         `no ${l.linkKind !== undefined ? `${l.linkKind} ` : ''}link into ${to.names[0]} (have ${Object.keys(ctx.target.links).join(', ')})`,
       );
-    const busy = await busyProxies(ctx);
-    const used = busy === undefined ? [] : into.filter((n) => busy.has(ctx.target.links[n] ?? ''));
-    name = ctx.random.pick(used.length > 0 ? used : into);
+    name = await preferBusy(ctx, into);
     leader = to.leader;
+  } else if (l.kind === 'anyLink') {
+    const internal = Object.keys(ctx.target.links)
+      .filter((n) => !n.startsWith('client->'))
+      .filter((n) => l.linkKind === undefined || linkKindOf(ctx.target, n) === l.linkKind)
+      .sort();
+    if (internal.length === 0)
+      throw new FaultError(
+        'E_FAULT_TARGET',
+        `no ${l.linkKind !== undefined ? `${l.linkKind} ` : ''}link between services (have ${Object.keys(ctx.target.links).join(', ')})`,
+      );
+    name = await preferBusy(ctx, internal);
   } else {
     // A plain name is a link endpoint as written (`client`, `ingress`, `log`), not looked up.
     const end = (e: ServiceSelector): Promise<SelectedServices> =>

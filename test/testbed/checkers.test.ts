@@ -47,7 +47,10 @@ test('registry names every built-in checker and builds it with options', () => {
     'traces',
   ]);
   assert.equal(checkerFactory('noClientLeftHanging')?.({ withinMsAfterHeal: 1 }).name, 'noClientLeftHanging');
-  assert.throws(() => checkerFactory('serviceLevels')?.({ failoverMs: 1 }), /serviceLevels needs p99DuringFaultMs/);
+  assert.throws(
+    () => checkerFactory('serviceLevels')?.({ failoverMs: 1 }),
+    /serviceLevels needs p99DuringFaultMs/,
+  );
 });
 
 test('a checker that throws fails its own check only', () => {
