@@ -56,6 +56,16 @@ export {
 } from './faults/process-faults.js';
 export { followerLag } from './faults/follower-lag.js';
 export { isolate, type IsolateOptions } from './faults/isolate.js';
+export {
+  hookFault,
+  logAppendErrors,
+  slowFsync,
+  tableUpdates,
+  leadershipStepFailure,
+  clockStep,
+  restartWithDataLoss,
+  type LeadershipStep,
+} from './faults/service-faults.js';
 export type { EvidencePlan } from './faults/evidence.js';
 export { registerFault, createFault, faultNames } from './faults/registry.js';
 

@@ -23,6 +23,11 @@ export interface EvidencePlan {
   proxies: string[];
   directions: readonly Direction[];
   look?: 'window' | 'around';
+  /**
+   * A fault inside a service (a fault hook): how much work it acted on so far, read just before
+   * its heal (the hook's own count; 0 means it met nothing, whatever the proxies carried).
+   */
+  hits?: { hook: string; read: () => Promise<number> };
 }
 
 /** One proxy's counters at one moment (bytes read per direction; connections where known). */

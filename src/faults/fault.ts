@@ -2,7 +2,7 @@
 // exactly that. Faults are stateless specs, so one suite object can run many times; the state
 // of one injection travels in `Injected`. Selectors (leaderOf, link) are resolved at inject time.
 import type { Toxiproxy } from 'toxiproxy-node-client';
-import type { StartedTarget } from '../targets/target.js';
+import type { StartedTarget, TargetRequirement } from '../targets/target.js';
 import { LimboError } from '../util/errors.js';
 import type { Random } from '../util/random.js';
 import type { EvidencePlan, ProxyCounterReader, ProxyCounters } from './evidence.js';
@@ -32,6 +32,8 @@ export interface Fault {
   readonly name: string;
   /** How the target reads in a schedule before selection, e.g. `leaderOf(0)`. */
   readonly describe: string;
+  /** What it needs of a target beyond what its describe names (a fault hook, a service that survives data loss). */
+  readonly needs?: readonly TargetRequirement[];
   inject(ctx: FaultContext): Promise<Injected>;
   heal(ctx: FaultContext, injected: Injected): Promise<void>;
 }

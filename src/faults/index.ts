@@ -8,3 +8,4 @@ export * from './registry.js';
 export * from './follower-lag.js';
 export * from './isolate.js';
 export * from './evidence.js';
+export * from './service-faults.js';

@@ -7,6 +7,15 @@ import { isolate, type IsolateOptions } from './isolate.js';
 import { clientsBeforeProcessors, kill, pause, restart, transferLeadership } from './process-faults.js';
 import type { LinkSelector, ServiceSelector } from './selectors.js';
 import {
+  clockStep,
+  leadershipStepFailure,
+  logAppendErrors,
+  restartWithDataLoss,
+  slowFsync,
+  tableUpdates,
+  type LeadershipStep,
+} from './service-faults.js';
+import {
   bandwidth,
   latency,
   limitData,
@@ -85,6 +94,39 @@ registerFault('follower-lag', (p) =>
   followerLag({ partition: num(p, 'partition'), latencyMs: num(p, 'latencyMs') }),
 );
 registerFault('isolate', (p) => isolate(svcOf(p), isolateOptionsOf(p)));
+registerFault('log-append-errors', (p) => logAppendErrors(partitionsOf(p)));
+registerFault('slow-fsync', (p) => slowFsync({ delayMs: num(p, 'delayMs'), ...partitionsOf(p) }));
+registerFault('table-updates', (p) => {
+  const how = p['how'] ?? 'delay';
+  if (how !== 'delay' && how !== 'drop' && how !== 'reorder')
+    throw new FaultError('E_FAULT_TARGET', 'fault parameter how must be delay, drop or reorder');
+  return tableUpdates({
+    how,
+    ...(p['delayMs'] !== undefined ? { delayMs: num(p, 'delayMs') } : {}),
+    ...(typeof p['watcher'] === 'string' ? { watcher: p['watcher'] } : {}),
+  });
+});
+registerFault('leadership-step-failure', (p) => {
+  const steps = p['steps'] ?? (p['step'] !== undefined ? [p['step']] : ['announce']);
+  const known = ['claim', 'announce', 'catch-up', 'resume'];
+  if (!Array.isArray(steps) || steps.length === 0 || !steps.every((x) => known.includes(x as string)))
+    throw new FaultError('E_FAULT_TARGET', `fault parameter steps must be a list of ${known.join(', ')}`);
+  return leadershipStepFailure({
+    partition: num(p, 'partition'),
+    steps: steps as LeadershipStep[],
+    ...(typeof p['to'] === 'string' ? { to: p['to'] } : {}),
+  });
+});
+registerFault('clock-step', (p) => clockStep(svcOf(p), { offsetMs: num(p, 'offsetMs') }));
+registerFault('data-loss-restart', (p) => restartWithDataLoss(svcOf(p)));
+
+function partitionsOf(p: FaultParams): { partitions?: number[] } {
+  const v = p['partitions'] ?? (p['partition'] !== undefined ? [p['partition']] : undefined);
+  if (v === undefined) return {};
+  if (!Array.isArray(v) || !v.every((x) => Number.isInteger(x)))
+    throw new FaultError('E_FAULT_TARGET', 'fault parameter partitions must be a list of partition numbers');
+  return { partitions: v as number[] };
+}
 
 function isolateOptionsOf(p: FaultParams): IsolateOptions {
   const o: IsolateOptions = {};

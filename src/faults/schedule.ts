@@ -121,6 +121,21 @@ export function startSchedule(
         readError ?? 'the proxies’ counters could not be read',
       );
     }
+    if (plan?.hits !== undefined) {
+      // A fault inside a service also counts what its hook acted on (0: it met nothing).
+      const e = (slot.window!.evidence ??= {
+        proxies: [...plan.proxies],
+        directions: [...plan.directions],
+        bytes: 0,
+        unavailable: 'the proxies’ counters were not read',
+      });
+      e.hook = plan.hits.hook;
+      try {
+        e.hookHits = await bounded(plan.hits.read(), readTimeoutMs, `reading hook ${plan.hits.hook}`);
+      } catch (err) {
+        e.hookHitsUnavailable = errorText(err);
+      }
+    }
     let lastError: unknown;
     for (let attempt = 1; attempt <= healAttempts; attempt++) {
       try {

@@ -135,11 +135,16 @@ export function requirementsOf(describe: string): TargetRequirement[] {
 
 /** What a schedule's faults need of a target (for Target.unsupported, before anything starts). */
 export function scheduleRequirements(
-  faults: readonly { name: string; describe: string }[],
+  faults: readonly { name: string; describe: string; needs?: readonly TargetRequirement[] }[],
 ): TargetRequirement[] {
-  return faults.flatMap((f) =>
-    f.name === 'transfer-leadership' ? [{ kind: 'transferLeadership' as const }] : requirementsOf(f.describe),
-  );
+  return faults.flatMap((f) => [
+    ...(f.needs ?? []),
+    ...(f.name === 'transfer-leadership'
+      ? [{ kind: 'transferLeadership' as const }]
+      : f.needs !== undefined
+        ? []
+        : requirementsOf(f.describe)),
+  ]);
 }
 
 export interface SelectedServices {

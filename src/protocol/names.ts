@@ -29,6 +29,23 @@ export const metricNames = {
 } as const;
 
 /**
+ * The reference cluster's own signals of the paths that faults inside a service reach (the log
+ * refusing appends, the controller's table updates, a step of a leadership change, the fault
+ * hooks themselves): reference-only, so not among the canonical signals other targets map.
+ */
+export const referenceMetricNames = {
+  logAppendErrorsTotal: 'limbo_log_append_errors_total',
+  controllerTableVersion: 'limbo_controller_table_version',
+  controllerTableUpdatesHeldTotal: 'limbo_controller_table_updates_held_total',
+  ingressTableVersion: 'limbo_ingress_table_version',
+  ingressStaleTablesTotal: 'limbo_ingress_stale_tables_total',
+  processorLeadershipStepFailuresTotal: 'limbo_processor_leadership_step_failures_total',
+  faultHookActive: 'limbo_fault_hook_active',
+  faultHookHitsTotal: 'limbo_fault_hook_hits_total',
+  clockOffsetSeconds: 'limbo_clock_offset_seconds',
+} as const;
+
+/**
  * The embedded Toxiproxy server's counters: bytes named like the real server's; connections and
  * toxics applied are limbo's extension (the real server has no such counters).
  */

@@ -19,6 +19,11 @@ export interface ServiceHandle {
   resume(): Promise<void>;
   /** Starts it again with the same arguments and data (stopping it first if it runs). */
   restart(): Promise<void>;
+  /**
+   * Stops it, loses its data dir, starts it again — only on services whose target says they
+   * survive that (rebuild from their peers or the log); absent everywhere else.
+   */
+  restartWithoutData?(): Promise<void>;
   stop(): Promise<void>;
   /**
    * How its last graceful stop (stop or restart) went, where the runtime can tell: whether it

@@ -166,7 +166,7 @@ async function startReference(
       const node = `processor-${i}`;
       const toLog = await makeProxy(`${node}->log`, 'log', PLACEHOLDER_UPSTREAM);
       const advertised = await makeProxy(`ingress->${node}`, node, PLACEHOLDER_UPSTREAM);
-      await addService(
+      const processor = await addService(
         {
           name: node,
           role: 'processor',
@@ -189,6 +189,9 @@ async function startReference(
         },
         ctx.deferProcessors !== true ? 'together' : 'later',
       );
+      // A processor keeps no data dir: its state is rebuilt from the log at every start, so a
+      // restart that loses its data is a restart (the log, the only copy, is never offered).
+      processor.restartWithoutData = () => processor.restart();
     }
 
     // ingresses

@@ -112,7 +112,11 @@ export type TargetRequirement =
   | { kind: 'linkInto' }
   /** A link of this dialer's own (`ingress->…`), not one every dialer shares. */
   | { kind: 'linkFrom'; from: string }
-  | { kind: 'transferLeadership' };
+  | { kind: 'transferLeadership' }
+  /** A fault hook inside a service (the reference cluster's POST /limbo/faults), by name. */
+  | { kind: 'faultHook'; hook: string }
+  /** A service that may lose its data dir and still be correct (declared `dataLoss: 'survives'`). */
+  | { kind: 'dataLoss'; service?: string };
 
 /** A target's links and services known before it starts (declared targets), for explore. */
 export interface TargetShape {

@@ -11,6 +11,12 @@ export function createRegistry(defaultLabels: Record<string, string> = {}): Regi
   return registry;
 }
 
+/**
+ * A route served beside /metrics (e.g. the services' fault hooks): it answers the request
+ * and resolves true, or resolves false to leave it to the next route (404 at the end).
+ */
+export type ExtraRoute = (req: http.IncomingMessage, res: http.ServerResponse) => Promise<boolean>;
+
 export interface StartedMetricsServer {
   readonly url: string;
   readonly port: number;
@@ -25,6 +31,7 @@ export async function startMetricsServer(
   registry: Registry,
   host: string,
   port: number,
+  routes: readonly ExtraRoute[] = [],
 ): Promise<StartedMetricsServer> {
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
@@ -46,8 +53,14 @@ export async function startMetricsServer(
       res.end('ok\n');
       return;
     }
-    res.writeHead(404, { 'content-type': 'text/plain' });
-    res.end('not found\n');
+    void (async () => {
+      for (const route of routes) if (await route(req, res)) return;
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('not found\n');
+    })().catch((err: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end(String(err));
+    });
   });
   server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve, reject) => {

@@ -29,6 +29,8 @@ import { createIngressMetrics } from './metrics.js';
 import { Router } from './router.js';
 import { IngressApi } from './http-api.js';
 import { PendingTable } from './pending-table.js';
+import { createTableMetrics } from './table-metrics.js';
+import { createFaultHooks } from '../fault-hooks.js';
 
 export interface IngressOptions {
   node: string;
@@ -67,7 +69,8 @@ export async function startIngress(o: IngressOptions): Promise<StartedService> {
   );
   const tracing = o.tracing ?? createTracing(o.node, o.logger, o.env);
   const bugs = o.bugs ?? noBugs;
-  const router = new Router(o.logAddress, o.node, o.logger, bugs);
+  const faultHooks = createFaultHooks(registry);
+  const router = new Router(o.logAddress, o.node, o.logger, bugs, createTableMetrics(registry));
   router.start();
   const protocol = o.protocol ?? 'rpc';
   const dispatcher = new Dispatcher({
@@ -118,7 +121,7 @@ export async function startIngress(o: IngressOptions): Promise<StartedService> {
     });
   });
   const httpPort = (server.address() as AddressInfo).port;
-  const metricsServer = await startMetricsServer(registry, host, o.metricsPort ?? 0);
+  const metricsServer = await startMetricsServer(registry, host, o.metricsPort ?? 0, [faultHooks.route]);
   let stopped: Promise<void> | undefined;
   const stop = (): Promise<void> =>
     (stopped ??= (async () => {
@@ -129,6 +132,7 @@ export async function startIngress(o: IngressOptions): Promise<StartedService> {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await metricsServer.stop();
+      faultHooks.offAll();
       await tracing.shutdown();
     })());
   return {

@@ -14,6 +14,7 @@ import type * as w from '../../protocol/wire.js';
 import type { Logger } from '../../telemetry/logger.js';
 import { noBugs, type BugName } from '../bugs.js';
 import { Backoff, sleep } from '../../util/backoff.js';
+import type { TableMetrics } from './table-metrics.js';
 
 export interface Route {
   node: string;
@@ -34,6 +35,7 @@ export class Router {
     private readonly watcher: string,
     private readonly logger: Logger,
     private readonly bugs: ReadonlySet<BugName> = noBugs,
+    private readonly metrics?: TableMetrics,
   ) {
     this.controller = createControllerClient(logAddress);
   }
@@ -136,8 +138,12 @@ export class Router {
   }
 
   private setTable(table: w.PartitionTable, force: boolean): void {
-    if (!force && this.table && table.version < this.table.version) return;
+    if (!force && this.table && table.version < this.table.version) {
+      this.metrics?.stale();
+      return;
+    }
     this.table = table;
+    this.metrics?.applied(table.version);
     const wakers = [...this.changeWaiters];
     this.changeWaiters.clear();
     for (const wake of wakers) wake();

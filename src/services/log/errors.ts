@@ -11,6 +11,7 @@ export type LogErrorCode =
   | 'E_EMPTY_APPEND'
   | 'E_OVERLOADED'
   | 'E_LOG_FAILED'
+  | 'E_UNAVAILABLE'
   | 'E_STOPPED'
   | 'E_NODE_NOT_ALIVE'
   | 'E_NODE_NOT_HOSTING'
@@ -23,6 +24,7 @@ const statusOf: Record<LogErrorCode, grpc.status> = {
   E_EMPTY_APPEND: grpc.status.INVALID_ARGUMENT,
   E_OVERLOADED: grpc.status.RESOURCE_EXHAUSTED,
   E_LOG_FAILED: grpc.status.INTERNAL,
+  E_UNAVAILABLE: grpc.status.UNAVAILABLE,
   E_STOPPED: grpc.status.UNAVAILABLE,
   E_NODE_NOT_ALIVE: grpc.status.FAILED_PRECONDITION,
   E_NODE_NOT_HOSTING: grpc.status.FAILED_PRECONDITION,

@@ -1,12 +1,17 @@
 // The log server's metrics, in the service instance's own registry. Public names come from
 // protocol/names.ts; the extras are for dashboards of the log server itself.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { metricNames } from '../../protocol/names.js';
+import { metricNames, referenceMetricNames } from '../../protocol/names.js';
 import type { LeaderChangeReason } from './controller.js';
 import type { PartitionLogHooks } from './partition-log.js';
 
 export interface LogMetrics {
   partitionHooks(partition: number): PartitionLogHooks;
+  /** An append answered with an error (its gRPC status name: unavailable, internal, …). */
+  appendFailed(partition: number, code: string): void;
+  tableVersion(version: number): void;
+  /** A table update to a watcher held back by the controller.table-updates fault hook. */
+  tableUpdateHeld(how: string): void;
   leaderChanged(partition: number, reason: LeaderChangeReason): void;
   liveNodes(count: number): void;
 }
@@ -47,7 +52,27 @@ export function createLogMetrics(registry: Registry): LogMetrics {
     help: 'Processor nodes whose heartbeats arrive within the failure timeout.',
     registers: [registry],
   });
+  const appendErrors = new Counter({
+    name: referenceMetricNames.logAppendErrorsTotal,
+    help: 'Appends answered with an error (nothing written), by partition and gRPC status',
+    labelNames: ['partition', 'code'],
+    registers: [registry],
+  });
+  const tableVersion = new Gauge({
+    name: referenceMetricNames.controllerTableVersion,
+    help: 'Version of the partition table the controller publishes (watchers compare theirs)',
+    registers: [registry],
+  });
+  const tableHeld = new Counter({
+    name: referenceMetricNames.controllerTableUpdatesHeldTotal,
+    help: 'Table updates to watchers delayed, dropped or reordered (the controller.table-updates fault hook)',
+    labelNames: ['how'],
+    registers: [registry],
+  });
   return {
+    appendFailed: (partition, code) => appendErrors.inc({ partition: String(partition), code }),
+    tableVersion: (version) => tableVersion.set(version),
+    tableUpdateHeld: (how) => tableHeld.inc({ how }),
     partitionHooks(partition) {
       // The labelled children, looked up once: a lookup hashes the labels on every call.
       const labels = { partition: String(partition) };
@@ -56,6 +81,7 @@ export function createLogMetrics(registry: Registry): LogMetrics {
       const tailOf = tail.labels(labels);
       appendsOf.inc(0);
       fsyncsOf.inc(0);
+      appendErrors.inc({ partition: String(partition), code: 'unavailable' }, 0);
       return {
         onAppended: (records, durationMs) => {
           appendsOf.inc(records);

@@ -17,7 +17,7 @@ import type { StartedService } from '../service.js';
 import { Controller } from './controller.js';
 import { LogServerError, toServiceError } from './errors.js';
 import { StreamRegistry, unaryHandler, writeMessage } from './grpc-handlers.js';
-import { createLogMetrics } from './log-metrics.js';
+import { createLogMetrics, type LogMetrics } from './log-metrics.js';
 import { LogStore } from './log-store.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { ensureDir } from './ensure-dir.js';
@@ -26,6 +26,15 @@ import { createTracing, type Tracing } from '../../telemetry/tracing.js';
 import { spanAttributes as A } from '../../protocol/names.js';
 import { endSpan, startLogSpan, traceparentFrom, traced } from './log-spans.js';
 import type { Tracer } from '@opentelemetry/api';
+import {
+  createFaultHooks,
+  enumParam,
+  numberParam,
+  partitionsParam,
+  type FaultHook,
+  type FaultHooks,
+} from '../fault-hooks.js';
+import type { SlowSyncParams } from './partition-log.js';
 
 export interface LogServerOptions {
   dataDir: string;
@@ -56,6 +65,48 @@ export interface StartedLogServer extends StartedService {
   readonly registry: Registry;
 }
 
+/** The log.append-error fault hook: appends to these partitions refused, nothing written. */
+interface AppendErrorParams {
+  partitions: ReadonlySet<number> | undefined;
+}
+
+/** The controller.table-updates fault hook: table updates to watchers held back. */
+interface TableUpdateParams {
+  how: 'delay' | 'drop' | 'reorder';
+  /** delay: how late each update goes; reorder: how long an update waits for a newer one to overtake it. */
+  delayMs: number;
+  /** Only watchers whose name starts with this (default: every watcher). */
+  watcher: string;
+}
+
+interface LogHooks {
+  appendError: FaultHook<AppendErrorParams>;
+  slowSync: FaultHook<SlowSyncParams>;
+  tableUpdates: FaultHook<TableUpdateParams>;
+}
+
+/** The log server's fault hooks (fault-hooks.ts): errors, a slow disk, a controller's late tables. */
+function defineLogHooks(hooks: FaultHooks): LogHooks {
+  return {
+    appendError: hooks.define('log.append-error', {
+      parse: (raw) => ({ partitions: partitionsParam(raw) }),
+    }),
+    slowSync: hooks.define('log.slow-fsync', {
+      parse: (raw) => ({
+        delayMs: numberParam(raw, 'delayMs', { min: 1, max: 10_000 }),
+        partitions: partitionsParam(raw),
+      }),
+    }),
+    tableUpdates: hooks.define('controller.table-updates', {
+      parse: (raw) => ({
+        how: enumParam(raw, 'how', ['delay', 'drop', 'reorder'] as const),
+        delayMs: numberParam(raw, 'delayMs', { min: 1, max: 60_000, default: 1000 }),
+        watcher: typeof raw['watcher'] === 'string' ? raw['watcher'] : '',
+      }),
+    }),
+  };
+}
+
 export const logServerDefaults = {
   host: '127.0.0.1',
   partitions: 4,
@@ -63,6 +114,9 @@ export const logServerDefaults = {
   maxRecordBytes: 1024 * 1024,
   startupSettleMs: 300,
 } as const;
+
+/** How often a table watcher that missed an update is offered the current table. */
+const TABLE_CATCH_UP_MS = 500;
 
 /** Entries per Read batch and bytes per batch (a single larger record still goes alone). */
 const READ_BATCH = { maxEntries: 1000, maxBytes: 1024 * 1024 };
@@ -76,6 +130,8 @@ export async function startLogServer(options: LogServerOptions): Promise<Started
   const registry = options.registry ?? createRegistry({ service: node });
   const metrics = createLogMetrics(registry);
   const tracing = options.tracing ?? createTracing(node, logger, options.env);
+  const faultHooks = createFaultHooks(registry);
+  const hooks = defineLogHooks(faultHooks);
 
   await ensureDir(options.dataDir);
   const lock = await lockDataDir(options.dataDir);
@@ -88,6 +144,7 @@ export async function startLogServer(options: LogServerOptions): Promise<Started
       maxRecordBytes: options.maxRecordBytes ?? logServerDefaults.maxRecordBytes,
       logger: logger.child('store'),
       hooks: (p) => metrics.partitionHooks(p),
+      slowSync: hooks.slowSync,
     });
   } catch (err) {
     await lock.release();
@@ -119,20 +176,29 @@ export async function startLogServer(options: LogServerOptions): Promise<Started
           'limbo.fence.reason': reason,
         }).end();
     },
-    onTable: (t) => metrics.liveNodes(t.nodes.filter((n) => n.alive).length),
+    onTable: (t) => {
+      metrics.liveNodes(t.nodes.filter((n) => n.alive).length);
+      metrics.tableVersion(t.version);
+    },
   });
 
   const streams = new StreamRegistry();
   const server = new grpc.Server(serverOptions);
   const spans = { tracer: tracing.tracer, node, tracing: tracing.enabled };
-  server.addService(serviceDefinitions.log, logHandlers(store, streams, spans, options.bugs ?? noBugs));
-  server.addService(serviceDefinitions.controller, controllerHandlers(controller, streams, spans));
+  server.addService(
+    serviceDefinitions.log,
+    logHandlers(store, streams, spans, options.bugs ?? noBugs, hooks.appendError, metrics),
+  );
+  server.addService(
+    serviceDefinitions.controller,
+    controllerHandlers(controller, streams, spans, hooks.tableUpdates, metrics),
+  );
 
   let port: number;
   let metricsServer: StartedMetricsServer;
   try {
     port = await bindServer(server, host, options.port ?? 0);
-    metricsServer = await startMetricsServer(registry, host, options.metricsPort ?? 0);
+    metricsServer = await startMetricsServer(registry, host, options.metricsPort ?? 0, [faultHooks.route]);
   } catch (err) {
     server.forceShutdown();
     await store.close();
@@ -168,6 +234,7 @@ export async function startLogServer(options: LogServerOptions): Promise<Started
       await metadata.drain();
       await lock.release();
       await metricsServer.stop();
+      faultHooks.offAll();
       await tracing.shutdown();
     })());
   return {
@@ -200,7 +267,10 @@ function logHandlers(
   streams: StreamRegistry,
   { tracer, node, tracing }: SpanContext,
   bugs: ReadonlySet<BugName>,
+  refuse: FaultHook<AppendErrorParams>,
+  metrics: LogMetrics,
 ): grpc.UntypedServiceImplementation {
+  const partitions = store.numPartitions;
   // One append, answered through `done` once its records are durable or it failed (a refusal
   // too, at once). With tracing on, one span per append, child of its caller's (the item's
   // traceparent, else the call's). No promise per append: a batch's items are answered from
@@ -225,8 +295,26 @@ function logHandlers(
       : undefined;
     const answer = (err: Error | undefined, firstLsn: number, lastLsn: number): void => {
       if (span !== undefined) endSpan(span, err, { 'limbo.lsn.first': firstLsn, [A.lsn]: lastLsn });
+      if (
+        err !== undefined &&
+        Number.isInteger(req.partition) &&
+        req.partition >= 0 &&
+        req.partition < partitions
+      )
+        metrics.appendFailed(req.partition, statusName(err));
       done(err, firstLsn, lastLsn);
     };
+    // Fault hook log.append-error: the log answers UNAVAILABLE and writes nothing, as a log
+    // that lost its quorum or its disk would, while every leader stays up.
+    if (refuse.on && (refuse.params.partitions?.has(req.partition) ?? true)) {
+      refuse.hit();
+      answer(
+        new LogServerError('E_UNAVAILABLE', `partition ${req.partition} is unavailable: nothing was written`),
+        0,
+        0,
+      );
+      return;
+    }
     try {
       store.enqueue(req.partition, req.records, answer);
     } catch (err) {
@@ -396,6 +484,8 @@ function controllerHandlers(
   controller: Controller,
   streams: StreamRegistry,
   { tracer, node }: SpanContext,
+  held: FaultHook<TableUpdateParams>,
+  metrics: LogMetrics,
 ): grpc.UntypedServiceImplementation {
   const heartbeat = unaryHandler<w.HeartbeatRequest, w.HeartbeatResponse>((req) => {
     checkChars('address', req.address, limits.addressCharsMax);
@@ -458,29 +548,87 @@ function controllerHandlers(
       return;
     }
     const { signal, done } = streams.add(call);
+    const watcher = call.request.watcher;
     // Only the newest table matters: a slow watcher gets the latest one when it can take it.
-    let latest: w.PartitionTable | undefined;
+    // The outbox holds more than one only when the table-updates fault hook reorders them.
+    let outbox: w.PartitionTable[] = [];
     let writing = false;
     const pump = async (): Promise<void> => {
       if (writing) return;
       writing = true;
-      while (latest && !signal.aborted) {
-        const t = latest;
-        latest = undefined;
+      for (let t = outbox.shift(); t !== undefined && !signal.aborted; t = outbox.shift())
         await writeMessage(call, t, signal);
-      }
       writing = false;
     };
-    const unsubscribe = controller.watch((t) => {
-      latest = t;
+    /** The newest version handed to this watcher's stream (for the catch-up below). */
+    let offered = -Infinity;
+    const offer = (...tables: w.PartitionTable[]): void => {
+      for (const t of tables) offered = Math.max(offered, t.version);
+      outbox = tables.length === 1 ? tables : [...outbox, ...tables];
       void pump();
-    });
+    };
+    // Fault hook controller.table-updates: this watcher's updates delayed, dropped, or held
+    // back until a newer one has gone first (then sent after it).
+    const timers = new Set<NodeJS.Timeout>();
+    let heldBack: w.PartitionTable | undefined;
+    const later = (ms: number, then: () => void): void => {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        then();
+      }, ms);
+      timers.add(timer);
+    };
+    const update = (t: w.PartitionTable): void => {
+      if (!held.on || !watcher.startsWith(held.params.watcher)) {
+        if (heldBack !== undefined) {
+          // Healed with an update still held: it goes after this newer one, as reordered.
+          const older = heldBack;
+          heldBack = undefined;
+          offer(t, older);
+        } else offer(t);
+        return;
+      }
+      const { how, delayMs } = held.params;
+      held.hit();
+      metrics.tableUpdateHeld(how);
+      if (how === 'drop') return;
+      if (how === 'delay') return later(delayMs, () => offer(t));
+      if (heldBack === undefined) {
+        heldBack = t;
+        later(delayMs, () => {
+          if (heldBack === t) {
+            heldBack = undefined;
+            offer(t);
+          }
+        });
+        return;
+      }
+      const older = heldBack;
+      heldBack = undefined;
+      offer(t, older);
+    };
+    const unsubscribe = controller.watch(update);
+    // Catch-up: a watcher that missed an update (one lost on its way out) is offered the
+    // current table again, so an ingress never routes by a stale table until the next change —
+    // a leader that died meanwhile would keep its requests waiting that long.
+    const catchUp = setInterval(() => {
+      const t = controller.currentTable();
+      if (t.version > offered && heldBack === undefined && timers.size === 0) update(t);
+    }, TABLE_CATCH_UP_MS);
     signal.addEventListener('abort', () => {
+      clearInterval(catchUp);
+      for (const timer of timers) clearTimeout(timer);
       unsubscribe();
       done();
     });
   };
   return { heartbeat, getPartitionTable, compareAndSwapLeader, transferLeadership, watchPartitionTable };
+}
+
+/** An error's gRPC status as a metric label: `unavailable`, `internal`, … */
+function statusName(err: Error): string {
+  const code = toServiceError(err).code ?? grpc.status.UNKNOWN;
+  return (grpc.status[code] ?? 'unknown').toLowerCase();
 }
 
 function badRequest(field: string, message: string): LogServerError {

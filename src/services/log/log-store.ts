@@ -6,7 +6,13 @@ import { join } from 'node:path';
 import type { Logger } from '../../telemetry/logger.js';
 import { ensureDir } from './ensure-dir.js';
 import { LogServerError, unknownPartition } from './errors.js';
-import { PartitionLog, type AppendDone, type PartitionLogHooks } from './partition-log.js';
+import {
+  PartitionLog,
+  type AppendDone,
+  type PartitionLogHooks,
+  type SlowSyncParams,
+} from './partition-log.js';
+import type { FaultHook } from '../fault-hooks.js';
 
 export interface LogStoreOptions {
   dataDir: string;
@@ -15,6 +21,8 @@ export interface LogStoreOptions {
   logger: Logger;
   now?: () => number;
   hooks?: (partition: number) => PartitionLogHooks;
+  /** The log.slow-fsync fault hook (partition-log.ts). */
+  slowSync?: FaultHook<SlowSyncParams>;
 }
 
 export class LogStore {
@@ -35,6 +43,7 @@ export class LogStore {
             logger: o.logger,
             now: o.now,
             hooks: o.hooks?.(p),
+            ...(o.slowSync !== undefined ? { slowSync: o.slowSync } : {}),
           }),
         );
       }

@@ -26,6 +26,13 @@ import { Fifo } from '../../util/fifo.js';
 import { LogServerError } from './errors.js';
 import { checkFrame, frameBytes, FRAME_HEADER_BYTES, writeFrame } from './frame.js';
 import { recoverLogFile } from './recover-log-file.js';
+import type { FaultHook } from '../fault-hooks.js';
+
+/** The log.slow-fsync fault hook's parameters: each durable write of these partitions held back. */
+export interface SlowSyncParams {
+  delayMs: number;
+  partitions: ReadonlySet<number> | undefined;
+}
 
 export interface PartitionLogHooks {
   /** Called once per acknowledged append with its record count and latency. */
@@ -46,6 +53,8 @@ export interface PartitionLogOptions {
   maxCachedBytes?: number;
   now?: () => number;
   hooks?: PartitionLogHooks;
+  /** Fault hook: while on, each durable write completes `delayMs` late (a slow disk). */
+  slowSync?: FaultHook<SlowSyncParams>;
 }
 
 /**
@@ -248,6 +257,12 @@ export class PartitionLog {
     let written = 0;
     while (written < buf.length)
       written += await writeAt(this.dsync.fd, buf, written, buf.length - written, position + written);
+    const slow = this.o.slowSync;
+    if (slow?.on === true && (slow.params.partitions?.has(this.o.partition) ?? true)) {
+      slow.hit();
+      const ms = slow.params.delayMs;
+      await new Promise((resolve) => setTimeout(resolve, ms));
+    }
     this.o.hooks?.onFsync?.();
   }
 

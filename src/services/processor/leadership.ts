@@ -4,7 +4,8 @@
 //
 // Events: the controller's table names a leader at an epoch (`assignment`), the lease ran
 // out (`lease_expired`), an AnnounceLeader was applied from the log (`announced`), a claim
-// for a fresh epoch settled (`claim_settled`), the replica stops (`shutdown`). Effects are
+// for a fresh epoch settled (`claim_settled`), taking up leadership failed (`lead_failed`),
+// the replica stops (`shutdown`). Effects are
 // what the replica does next: claim a fresh epoch, append an announce, become leader, step
 // down. No clock, no I/O: the replica (partition-replica.ts) carries the effects out, and
 // test/processor/leadership.test.ts drives this module alone.
@@ -41,6 +42,8 @@ export type LeadershipEvent =
   /** An AnnounceLeader(node, epoch) was applied from the log. */
   | { kind: 'announced'; node: string; epoch: number }
   | { kind: 'claim_settled'; epoch: number; ok: boolean }
+  /** Taking up leadership at `epoch` failed after its announce was applied (resuming its work). */
+  | { kind: 'lead_failed'; epoch: number }
   | { kind: 'shutdown' };
 
 export type LeadershipEffect =
@@ -74,6 +77,10 @@ export function transition(s: LeadershipState, e: LeadershipEvent, self: string)
       // A failed claim lets the next table try again.
       return same({ ...s, claimingEpoch, seenAssignment: e.ok ? s.seenAssignment : false });
     }
+    case 'lead_failed':
+      // It steps down; the table still names it at an epoch it has applied, so the next
+      // table makes it claim a fresh one and try again.
+      return s.role === 'leader' && s.epoch === e.epoch ? stepDown(s, 'lead_failed') : same(s);
     case 'shutdown':
       return stepDown(s, 'shutdown');
   }

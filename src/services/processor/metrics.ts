@@ -1,6 +1,6 @@
 // The processor's metrics (docs/architecture.md#metrics), registered on the instance's own registry.
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { metricNames as m } from '../../protocol/names.js';
+import { metricNames as m, referenceMetricNames } from '../../protocol/names.js';
 
 export type ProcessorMetrics = ReturnType<typeof createProcessorMetrics>;
 
@@ -49,6 +49,12 @@ export function createProcessorMetrics(registry: Registry) {
       collect() {
         for (const r of replicas) this.set({ partition: r.partition }, r.pendingRpcs());
       },
+    }),
+    leadershipStepFailures: new Counter({
+      name: referenceMetricNames.processorLeadershipStepFailuresTotal,
+      help: 'Steps of a leadership change that failed (claim, announce, catch-up, resume), each retried',
+      labelNames: ['partition', 'step'],
+      registers,
     }),
     rpcsFailed: new Counter({
       name: m.processorRpcsFailedTotal,

@@ -31,6 +31,17 @@ import { PartitionStateMachine, type ApplyEffect, type InvocationState } from '.
 import { messageOf } from '../../util/errors.js';
 import { initialLeadership, transition, type LeadershipEvent, type LeadershipState } from './leadership.js';
 import { WaiterTable, type Waiter as TableWaiter } from './waiter-table.js';
+import type { FaultHook } from '../fault-hooks.js';
+
+/** The steps of a leadership change a replica carries out, in order (each can fail and is retried). */
+export const leadershipSteps = ['claim', 'announce', 'catch-up', 'resume'] as const;
+export type LeadershipStepName = (typeof leadershipSteps)[number];
+
+/** The processor.leadership-step fault hook: these steps fail, on these partitions (absent: all). */
+export interface StepFaultParams {
+  steps: ReadonlySet<LeadershipStepName>;
+  partitions: ReadonlySet<number> | undefined;
+}
 
 export type { Protocol } from '../../protocol/names.js';
 
@@ -55,7 +66,12 @@ export interface ReplicaOptions {
   claimEpoch(expectedEpoch: number): Promise<void>;
   /** Legacy protocol: push a notification to an ingress's subscription, if it has one. */
   notify(ingressId: string, notification: w.IngressNotification): void;
+  /** The wall clock (records' createdAtMs, outputs' expiresAtMs). */
   now?: () => number;
+  /** The steady clock retention is measured on (default performance.now). */
+  steadyNow?: () => number;
+  /** Fault hook: while on, the chosen steps of a leadership change fail as a real error would. */
+  stepFault?: FaultHook<StepFaultParams>;
 }
 
 type Reply = w.SubmitResponse | w.GetOutputResponse;
@@ -70,7 +86,9 @@ export class PartitionReplica {
   private invoker: Invoker | undefined;
   private readonly abort = new AbortController();
   private readonly waiters = new WaiterTable<Reply>();
+  /** When each kept output's invocation ended, on the steady clock, oldest first. */
   private readonly completedAt = new Map<string, number>();
+  private readonly steadyNow: () => number;
   private nextWaiterId = 1;
   private knownLeader: w.PartitionAssignment | undefined;
   private readonly now: () => number;
@@ -87,7 +105,11 @@ export class PartitionReplica {
   constructor(private readonly o: ReplicaOptions) {
     this.bugs = o.bugs ?? noBugs;
     this.sm = new PartitionStateMachine({ keepSeqAcrossEpochs: this.bugs.has('fenced-ack') });
-    this.now = o.now ?? Date.now;
+    // Read at each call, not captured: a stepped wall clock (clock.step) is seen at once.
+    this.now = o.now ?? (() => Date.now());
+    // Retention is timed on the steady clock: a wall clock stepped ahead past the retention
+    // would otherwise forget every output at once (clients attaching then get 404).
+    this.steadyNow = o.steadyNow ?? (() => performance.now());
     this.labels = { partition: String(o.partition) };
     this.readings = {
       partition: this.labels.partition,
@@ -104,6 +126,22 @@ export class PartitionReplica {
       o.metrics.leadershipChanges.inc({ ...this.labels, transition }, 0);
     for (const reason of ['not_leader', 'lost_leadership'])
       o.metrics.rpcsFailed.inc({ ...this.labels, reason }, 0);
+    for (const step of leadershipSteps) o.metrics.leadershipStepFailures.inc({ ...this.labels, step }, 0);
+  }
+
+  /** Whether the step-fault hook fails this step now (counted as a hit when it does). */
+  private stepFaulted(step: LeadershipStepName): boolean {
+    const h = this.o.stepFault;
+    if (h === undefined || !h.on) return false;
+    if (!h.params.steps.has(step) || !(h.params.partitions?.has(this.o.partition) ?? true)) return false;
+    h.hit();
+    return true;
+  }
+
+  /** A step of a leadership change failed (it is retried, or the next table starts over). */
+  private stepFailed(step: LeadershipStepName, err: unknown): void {
+    this.o.metrics.leadershipStepFailures.inc({ ...this.labels, step });
+    this.o.logger.warn(`leadership step ${step} failed`, { partition: this.o.partition, error: err });
   }
 
   start(): void {
@@ -181,17 +219,19 @@ export class PartitionReplica {
   }
 
   private claimFreshEpoch(epoch: number): void {
-    this.o.claimEpoch(epoch).then(
-      () => this.leadership({ kind: 'claim_settled', epoch, ok: true }),
-      (err: unknown) => {
-        this.leadership({ kind: 'claim_settled', epoch, ok: false });
-        this.o.logger.warn('claiming a fresh epoch failed; waiting for the controller', {
-          partition: this.o.partition,
-          epoch,
-          error: err,
-        });
-      },
-    );
+    this.o
+      .claimEpoch(epoch)
+      .then(() => {
+        // Fault hook: the compare-and-swap went through, its answer is lost (a deadline).
+        if (this.stepFaulted('claim')) throw new Error('the answer to the epoch claim was lost');
+      })
+      .then(
+        () => this.leadership({ kind: 'claim_settled', epoch, ok: true }),
+        (err: unknown) => {
+          this.leadership({ kind: 'claim_settled', epoch, ok: false });
+          this.stepFailed('claim', err);
+        },
+      );
   }
 
   /** Appends AnnounceLeader(epoch) until applied, or until another epoch is wanted. */
@@ -199,14 +239,12 @@ export class PartitionReplica {
     const backoff = new Backoff();
     while (!this.abort.signal.aborted && this.lead.announcingEpoch === epoch && this.sm.leaderEpoch < epoch) {
       try {
+        // Fault hook: the announce's append fails as the log refusing it would.
+        if (this.stepFaulted('announce')) throw new Error(`partition ${this.o.partition} is unavailable`);
         await this.append({ type: 'announce_leader', node: this.o.node, epoch });
         return;
       } catch (err) {
-        this.o.logger.warn('announce append failed, retrying', {
-          partition: this.o.partition,
-          epoch,
-          error: err,
-        });
+        this.stepFailed('announce', err);
         await sleep(backoff.next(), this.abort.signal).catch(() => undefined);
       }
     }
@@ -217,6 +255,23 @@ export class PartitionReplica {
     this.o.metrics.isLeader.set(this.labels, 1);
     this.o.metrics.leadershipChanges.inc({ ...this.labels, transition: 'became_leader' });
     this.o.logger.info('became leader', { partition: this.o.partition, epoch });
+    try {
+      this.resume(epoch);
+    } catch (err) {
+      // It cannot lead at this epoch: it steps down (its waiting requests answered at once),
+      // and the next table makes it claim a fresh epoch and try again.
+      this.stepFailed('resume', err);
+      this.invoker?.stop();
+      this.invoker = undefined;
+      queueMicrotask(() => this.leadership({ kind: 'lead_failed', epoch }));
+    }
+  }
+
+  /** The last step of taking up leadership: the invoker, resuming what a previous leader left running. */
+  private resume(epoch: number): void {
+    // Fault hook: resuming the work a previous leader left fails.
+    if (this.stepFaulted('resume'))
+      throw new Error(`resuming the invocations of partition ${this.o.partition} failed`);
     const invoker = new Invoker({
       proposeEnd: (end, span) =>
         this.propose({ type: 'end', ...end, proposal: this.nextProposal() }, span).then(() => undefined),
@@ -373,6 +428,12 @@ export class PartitionReplica {
           stream.on('data', (batch: w.ReadResponse) => {
             // A cancelled stream may still hand over what it had; its successor reads that again.
             if (this.reading !== reading) return;
+            // Fault hook: a candidate's read breaks before it has caught up to its announce.
+            if (this.role === 'candidate' && this.stepFaulted('catch-up')) {
+              reject(new Error(`log read of partition ${this.o.partition} broke while catching up`));
+              stream.cancel();
+              return;
+            }
             backoff.reset();
             for (const entry of batch.entries) {
               if (entry.lsn <= this.sm.appliedLsn) continue;
@@ -383,8 +444,10 @@ export class PartitionReplica {
           stream.on('end', resolve);
         });
       } catch (err) {
-        if (!this.abort.signal.aborted)
-          this.o.logger.debug('log read broke', { partition: this.o.partition, error: err });
+        if (!this.abort.signal.aborted) {
+          if (this.role === 'candidate') this.stepFailed('catch-up', err);
+          else this.o.logger.debug('log read broke', { partition: this.o.partition, error: err });
+        }
       }
       this.reading = undefined;
       if (reopened) continue;
@@ -492,7 +555,7 @@ export class PartitionReplica {
   }
 
   private onEnded(inv: InvocationState): void {
-    this.completedAt.set(inv.invocationId, this.now());
+    this.completedAt.set(inv.invocationId, this.steadyNow());
     this.invoker?.ended(inv);
     if (this.role === 'leader' && this.o.protocol === 'legacy' && inv.ingressId !== undefined) {
       const out = this.outputResponse(inv);
@@ -511,7 +574,7 @@ export class PartitionReplica {
   }
 
   private expireOutputs(): void {
-    const cutoff = this.now() - this.o.completionRetentionMs;
+    const cutoff = this.steadyNow() - this.o.completionRetentionMs;
     for (const [id, at] of this.completedAt) {
       if (at > cutoff) break;
       this.completedAt.delete(id);
@@ -695,7 +758,8 @@ export class PartitionReplica {
     inv: InvocationState,
   ): { result: 'output'; output: w.Output } | { result: 'notFound'; notFound: Record<string, never> } {
     if (!inv.output) return { result: 'notFound', notFound: {} };
-    const completedAt = this.completedAt.get(inv.invocationId) ?? this.now();
+    const steady = this.steadyNow();
+    const keptMs = steady - (this.completedAt.get(inv.invocationId) ?? steady);
     return {
       result: 'output',
       output: {
@@ -703,7 +767,7 @@ export class PartitionReplica {
         success: inv.output.success,
         value: Buffer.from(inv.output.value, 'utf8'),
         failure: inv.output.failure,
-        expiresAtMs: completedAt + this.o.completionRetentionMs,
+        expiresAtMs: this.now() + this.o.completionRetentionMs - keptMs,
       },
     };
   }

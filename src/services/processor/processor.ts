@@ -24,7 +24,20 @@ import { createTracing, type Tracing } from '../../telemetry/tracing.js';
 import { createRegistry, startMetricsServer, type StartedMetricsServer } from '../../telemetry/metrics.js';
 import type { StartedService } from '../service.js';
 import { createProcessorMetrics, type ProcessorMetrics } from './metrics.js';
-import { PartitionReplica, type Protocol } from './partition-replica.js';
+import {
+  leadershipSteps,
+  PartitionReplica,
+  type LeadershipStepName,
+  type Protocol,
+  type StepFaultParams,
+} from './partition-replica.js';
+import {
+  createFaultHooks,
+  HookParamError,
+  partitionsParam,
+  type FaultHook,
+  type FaultHooks,
+} from '../fault-hooks.js';
 import { sleep } from '../../util/backoff.js';
 
 export interface ProcessorOptions {
@@ -68,14 +81,15 @@ export async function startProcessor(options: ProcessorOptions): Promise<Started
   const registry = options.registry ?? createRegistry({ service: options.node });
   const metrics = createProcessorMetrics(registry);
   const tracing = options.tracing ?? createTracing(options.node, options.logger, options.env);
-  const node = new ProcessorNode(options, metrics, tracing);
+  const faultHooks = createFaultHooks(registry);
+  const node = new ProcessorNode(options, metrics, tracing, defineStepFault(faultHooks));
   const server = new grpc.Server(serverOptions);
   server.addService(serviceDefinitions.processor, node.handlers());
   const port = await bindServer(server, host, options.port ?? 0);
   const grpcAddress = `${host}:${port}`;
   let metricsServer: StartedMetricsServer;
   try {
-    metricsServer = await startMetricsServer(registry, host, options.metricsPort ?? 0);
+    metricsServer = await startMetricsServer(registry, host, options.metricsPort ?? 0, [faultHooks.route]);
   } catch (err) {
     server.forceShutdown();
     throw err;
@@ -96,6 +110,7 @@ export async function startProcessor(options: ProcessorOptions): Promise<Started
         });
       });
       await metricsServer.stop();
+      faultHooks.offAll();
       await tracing.shutdown();
     })());
   return {
@@ -106,6 +121,22 @@ export async function startProcessor(options: ProcessorOptions): Promise<Started
     stop,
     [Symbol.asyncDispose]: stop,
   };
+}
+
+/** `processor.leadership-step`: the chosen steps of a leadership change fail (partition-replica.ts). */
+function defineStepFault(hooks: FaultHooks): FaultHook<StepFaultParams> {
+  return hooks.define('processor.leadership-step', {
+    parse(raw) {
+      const steps = raw['steps'] ?? (raw['step'] !== undefined ? [raw['step']] : undefined);
+      if (
+        !Array.isArray(steps) ||
+        steps.length === 0 ||
+        !steps.every((x) => leadershipSteps.includes(x as LeadershipStepName))
+      )
+        throw new HookParamError(`steps: a list of ${leadershipSteps.join(', ')}`);
+      return { steps: new Set(steps as LeadershipStepName[]), partitions: partitionsParam(raw) };
+    },
+  });
 }
 
 /** One Processor.Calls stream: its calls still open (by id) and whether it is to end. */
@@ -149,6 +180,7 @@ class ProcessorNode {
     private readonly o: ProcessorOptions,
     private readonly metrics: ProcessorMetrics,
     private readonly tracing: Tracing,
+    private readonly stepFault: FaultHook<StepFaultParams>,
   ) {
     this.log = createLogClient(o.logAddress);
     this.controller = createControllerClient(o.logAddress);
@@ -230,6 +262,7 @@ class ProcessorNode {
         followerReadDelayMs: this.o.followerReadDelayMs ?? processorDefaults.followerReadDelayMs,
         bugs: this.o.bugs ?? noBugs,
         notify: (ingressId, n) => this.notify(ingressId, n),
+        stepFault: this.stepFault,
         claimEpoch: async (expectedEpoch) => {
           const res = await this.controller.compareAndSwapLeader(
             { partition: p, expectedEpoch, leaderNode: this.o.node },

@@ -48,6 +48,11 @@ export interface ServiceDeclaration {
   ports?: readonly string[];
   /** `keep` (default): `{{dataDir}}` survives restarts, as a disk would; `fresh`: wiped before each start. */
   dataDir?: 'keep' | 'fresh';
+  /**
+   * `survives`: the service may lose its `{{dataDir}}` and stay correct (it rebuilds from its
+   * peers), so the `data-loss-restart` fault may wipe it and restart it. Absent: never offered.
+   */
+  dataLoss?: 'survives';
   ready: WaitStrategy;
   /** Its Prometheus /metrics URL (templated). */
   metrics?: string;

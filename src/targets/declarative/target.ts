@@ -79,6 +79,15 @@ export function unsupportedBy(d: DeclaredTarget, needs: readonly TargetRequireme
   const roles = new Set(d.services.map((s) => s.role));
   for (const need of needs) {
     if (need.kind === 'transferLeadership') return `${d.name} declares no way to transfer leadership`;
+    if (need.kind === 'faultHook')
+      return `${d.name} runs no limbo fault hooks (${need.hook} is a hook inside the reference cluster's services)`;
+    if (need.kind === 'dataLoss') {
+      const survivors = d.services.filter((s) => s.dataLoss === 'survives').map((s) => s.name);
+      if (survivors.length === 0)
+        return `${d.name} declares no service that survives losing its data dir (dataLoss: 'survives')`;
+      if (need.service !== undefined && !survivors.includes(need.service))
+        return `${d.name}: ${need.service} does not declare dataLoss: 'survives' (those that do: ${survivors.join(', ')})`;
+    }
     if (need.kind === 'service' && !services.has(need.name))
       return `${d.name} has no service ${need.name} (it has ${[...services.keys()].join(', ')})`;
     if (need.kind === 'role' && !roles.has(need.role as ServiceDeclaration['role']))
@@ -189,6 +198,16 @@ async function startDeclared(
           : declaredService(s, values(s), env, readyMs, ctx.runDir, cleanup);
       handles.set(s.name, svc.handle);
       awaited.set(s.name, svc.awaited);
+      if (s.dataLoss === 'survives') {
+        // data-loss-restart: stopped, its data dir gone, started again (an empty one is made at start).
+        const h = svc.handle;
+        const dir = values(s).dataDir;
+        h.restartWithoutData = async () => {
+          await h.stop();
+          rmSync(dir, { recursive: true, force: true });
+          await h.start();
+        };
+      }
     }
 
     const startAll = async (which: (s: ServiceDeclaration) => boolean): Promise<void> => {

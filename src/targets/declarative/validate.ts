@@ -33,6 +33,7 @@ const SERVICE_FIELDS = [
   'image',
   'ports',
   'dataDir',
+  'dataLoss',
   'ready',
   'metrics',
   'startAfter',
@@ -130,6 +131,8 @@ export function validateDeclaration(
       bad(`${label}.ports`, 'must be a list of port names');
     if (s['dataDir'] !== undefined && s['dataDir'] !== 'keep' && s['dataDir'] !== 'fresh')
       bad(`${label}.dataDir`, "must be 'keep' or 'fresh'");
+    if (s['dataLoss'] !== undefined && s['dataLoss'] !== 'survives')
+      bad(`${label}.dataLoss`, "must be 'survives' (or absent: the service cannot lose its data)");
     if (s['metrics'] !== undefined && typeof s['metrics'] !== 'string')
       bad(`${label}.metrics`, 'must be a URL');
     if (s['startAfter'] !== undefined && !isStrings(s['startAfter']))

@@ -144,6 +144,16 @@ export function restateTarget(): Target {
   return {
     name: 'restate',
     profile: restateProfile,
+    // Faults inside a service need limbo's fault hooks, which only the reference cluster runs;
+    // a Restate node keeps the partition store it would rebuild, so no data-loss restart either.
+    unsupported: (needs) => {
+      const hook = needs.find((n) => n.kind === 'faultHook');
+      if (hook !== undefined)
+        return `restate runs no limbo fault hooks (${hook.hook} is a hook inside the reference cluster's services)`;
+      if (needs.some((n) => n.kind === 'dataLoss'))
+        return 'restate declares no node that may lose its data dir';
+      return undefined;
+    },
     async start(topology, ctx): Promise<StartedTarget> {
       const cleanup = createCleanup();
       const env = ctx.env ?? process.env;
