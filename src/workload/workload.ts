@@ -178,10 +178,13 @@ export function startWorkload(options: WorkloadOptions): StartedWorkload {
     const maxInFlight = options.maxInFlight ?? 256;
     const clients = Array.from({ length: Math.max(1, options.concurrency ?? 8) }, (_, i) => context(i));
     let next = 0;
+    // The bound counts the open loop's own ops: a burst on top does not hold the steady load back.
+    let open = 0;
     ticker = setInterval(
       () => {
-        if (stopping || running.size >= maxInFlight) return;
-        void runOne(clients[next++ % clients.length]!);
+        if (stopping || open >= maxInFlight) return;
+        open++;
+        void runOne(clients[next++ % clients.length]!).finally(() => open--);
       },
       Math.max(1, 1000 / Math.min(options.ratePerSec, options.maxRatePerSec ?? Number.POSITIVE_INFINITY)),
     );
