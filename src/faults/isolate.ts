@@ -2,16 +2,22 @@
 // directions — what a node cut off by a switch or a firewall rule meets, unlike one cut link
 // that the system may simply route around. `direction` keeps only the inbound or the outbound
 // half (an asymmetric partition); `kinds` only links of those kinds (e.g. `peer`: the node
-// still answers its clients but cannot reach its peers); `how` drops every byte and holds the
-// connections (`drop`, a black hole: what a real partition does) or refuses and closes them
-// (`refuse`: the proxies disabled).
+// still answers its clients but cannot reach its peers); `how` says what the cut does to the
+// bytes and connections:
+//   hold    (default) every byte held until the heal, then delivered: what a real partition
+//           does to an open TCP connection (the peers' retransmissions get through once it
+//           heals, nothing is lost); a latency toxic longer than any run, whose removal
+//           sends what it holds;
+//   drop    every byte thrown away, connections left open (a timeout toxic): a middlebox
+//           that eats data — a stream that lost bytes mid-frame is broken after the heal;
+//   refuse  the proxies disabled: new connections refused, open ones closed.
 //
 // A proxy every dialer shares (`*->node-2`) carries other services' traffic to that node as
 // well: cutting it for `node-1`'s outbound half would partition more than node-1, so such
 // proxies are left alone on the outbound side and named in the fault's details (`notCut`).
 // Declare one link per dialer (`node-1->node-2`) to partition such a system exactly.
 //
-//   inject: links touching the service ─▶ per proxy: timeout toxic each way | proxy disabled
+//   inject: links touching the service ─▶ per proxy: a toxic each way | proxy disabled
 //   heal:   remove each toxic | enable each proxy
 import { bothDirections } from './evidence.js';
 import { FaultError, type Fault, type FaultContext, type Injected } from './fault.js';
@@ -20,8 +26,11 @@ import { describeService, linkKindOf, selectServices, type ServiceSelector } fro
 export interface IsolateOptions {
   direction?: 'both' | 'inbound' | 'outbound';
   kinds?: readonly string[];
-  how?: 'drop' | 'refuse';
+  how?: 'hold' | 'drop' | 'refuse';
 }
+
+/** Longer than any run: bytes a `hold` cut takes are held until the heal removes it. */
+const HOLD_MS = 3_600_000;
 
 interface Cut {
   link: string;
@@ -57,7 +66,7 @@ export function linksToCut(
 }
 
 export function isolate(on: ServiceSelector, options: IsolateOptions = {}): Fault {
-  const how = options.how ?? 'drop';
+  const how = options.how ?? 'hold';
   return {
     name: 'isolate',
     describe: describeService(on),
@@ -109,13 +118,24 @@ export function isolate(on: ServiceSelector, options: IsolateOptions = {}): Faul
           }
           for (const stream of bothDirections) {
             const toxic = `limbo_isolate_${process.pid}_${++counter}`;
-            await proxy.addToxic({
-              name: toxic,
-              type: 'timeout',
-              stream,
-              toxicity: 1,
-              attributes: { timeout: 0 },
-            });
+            // hold: a latency longer than any run (its removal sends what it held); drop: a
+            // black hole that throws the bytes away.
+            if (how === 'hold')
+              await proxy.addToxic({
+                name: toxic,
+                type: 'latency',
+                stream,
+                toxicity: 1,
+                attributes: { latency: HOLD_MS, jitter: 0 },
+              });
+            else
+              await proxy.addToxic({
+                name: toxic,
+                type: 'timeout',
+                stream,
+                toxicity: 1,
+                attributes: { timeout: 0 },
+              });
             toxics.push({ proxy: c.proxy, toxic });
           }
         }

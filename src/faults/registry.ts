@@ -138,8 +138,8 @@ function isolateOptionsOf(p: FaultParams): IsolateOptions {
   }
   const how = p['how'];
   if (how !== undefined) {
-    if (how !== 'drop' && how !== 'refuse')
-      throw new FaultError('E_FAULT_TARGET', 'fault parameter how must be drop or refuse');
+    if (how !== 'hold' && how !== 'drop' && how !== 'refuse')
+      throw new FaultError('E_FAULT_TARGET', 'fault parameter how must be hold, drop or refuse');
     o.how = how;
   }
   const kinds = p['kinds'];

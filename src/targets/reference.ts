@@ -54,17 +54,19 @@ export function linkNames(topology: Topology): string[] {
  *   load generator, the proxy and every other service (measured: up to 3.2 s there).
  * - tail during a fault, net of what the fault imposes: one resend backoff at its cap
  *   (1000 ms) after one failure detection (700 ms), plus 300 ms.
- * - recovery after a heal: a reconnect and a resend, each at most one backoff cap (1000 ms),
- *   plus 1000 ms for the new connection and the answer.
+ * - recovery after a heal: a connection that lost bytes to the fault is found dead by keepalive
+ *   (a ping after 1000 ms, unanswered for 2000 ms), then a reconnect and a resend, each at most
+ *   one backoff cap (1000 ms: gRPC's reconnect backoff and the ingress's resend backoff), plus
+ *   500 ms for the answer.
  * - an op crosses a slowed link at most 3 times in sequence (its invoke's append, its end's
  *   append, the leader's read of them).
  */
 export const referenceServiceLevels: ServiceLevels = {
   failoverMs: 700 + 500 + 1000 + 1500,
   p99DuringFaultMs: 1000 + 700 + 300,
-  recoveryAfterHealMs: 1000 + 1000 + 1000,
+  recoveryAfterHealMs: 1000 + 2000 + 1000 + 1000 + 500,
   latencyCrossings: 3,
-  basis: 'derived from the reference cluster’s failure timeout, lease and backoff settings',
+  basis: 'derived from the reference cluster’s failure timeout, lease, keepalive and backoff settings',
 };
 
 export function referenceTarget(

@@ -50,6 +50,29 @@ function echoes(address: string, timeoutMs: number): Promise<boolean> {
   });
 }
 
+function connected(address: string): Promise<net.Socket> {
+  const [host, port] = address.split(':');
+  return new Promise((resolve, reject) => {
+    const s = net.connect(Number(port), host, () => resolve(s));
+    s.once('error', reject);
+  });
+}
+
+/** The first data the socket receives within `timeoutMs`, as text, or undefined. */
+function firstData(s: net.Socket, timeoutMs: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(undefined), timeoutMs);
+    s.once('data', (d: Buffer) => {
+      clearTimeout(timer);
+      resolve(d.toString());
+    });
+    s.once('error', () => {
+      clearTimeout(timer);
+      resolve(undefined);
+    });
+  });
+}
+
 // processor-1's links: in from the client and from processor-2, out to processor-2, out to
 // processor-3 through the proxy every dialer of processor-3 shares; one link not touching it.
 const links = {
@@ -106,6 +129,20 @@ test('isolate cuts every link into and out of the service, and only those; the h
     assert.deepEqual(await toxics.json(), [], `no toxic left on ${name}`);
   }
 
+  // hold (the default) keeps what was sent during the cut and delivers it at the heal, on the
+  // same connection, as TCP does across a real partition; drop throws it away.
+  for (const how of ['hold', 'drop'] as const) {
+    const f = createFault('isolate', { on: 'processor-1', how });
+    const sock = await connected(listen.get('client->processor-1')!);
+    const i = await f.inject(ctx);
+    const answer = firstData(sock, 3000);
+    sock.write('during the cut');
+    await new Promise((r) => setTimeout(r, 300));
+    await f.heal(ctx, i);
+    assert.equal(await answer, how === 'hold' ? 'during the cut' : undefined, how);
+    sock.destroy();
+  }
+
   // refuse: the proxies disabled, the dial refused; enabled again by the heal
   const refuse = createFault('isolate', { on: 'processor-1', direction: 'inbound', how: 'refuse' });
   const r = await refuse.inject(ctx);
@@ -141,5 +178,9 @@ test('linksToCut: inbound and outbound halves, kinds, and shared proxies left al
   assert.throws(
     () => createFault('isolate', { on: 'processor-1', direction: 'sideways' }),
     /direction must be both, inbound or outbound/,
+  );
+  assert.throws(
+    () => createFault('isolate', { on: 'processor-1', how: 'eat' }),
+    /how must be hold, drop or refuse/,
   );
 });

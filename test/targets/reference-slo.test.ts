@@ -1,11 +1,12 @@
 // The reference cluster's service levels are derived from its settings: this holds the two in
-// step, so a changed failure timeout, lease or backoff cap changes the bounds or fails here.
+// step, so a changed failure timeout, lease, keepalive or backoff cap changes the bounds or fails here.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { referenceServiceLevels } from '../../src/targets/reference.js';
 import { processorDefaults } from '../../src/services/processor/processor.js';
 import { logServerDefaults } from '../../src/services/log/log-server.js';
 import { Backoff } from '../../src/util/backoff.js';
+import { clientChannelOptions } from '../../src/protocol/grpc.js';
 
 test('the reference service levels follow the failure timeout, lease and backoff cap', () => {
   // The cap: the longest delay a backoff draws once it stops doubling (jitter at its top).
@@ -16,5 +17,9 @@ test('the reference service levels follow the failure timeout, lease and backoff
   const s = referenceServiceLevels;
   assert.equal(s.failoverMs, logServerDefaults.failureTimeoutMs + processorDefaults.leaseMs + cap + 1500);
   assert.equal(s.p99DuringFaultMs, cap + logServerDefaults.failureTimeoutMs + 300);
-  assert.equal(s.recoveryAfterHealMs, cap + cap + 1000);
+  const keepalive =
+    Number(clientChannelOptions['grpc.keepalive_time_ms']) +
+    Number(clientChannelOptions['grpc.keepalive_timeout_ms']);
+  assert.equal(Number(clientChannelOptions['grpc.max_reconnect_backoff_ms']), cap);
+  assert.equal(s.recoveryAfterHealMs, keepalive + cap + cap + 500);
 });
