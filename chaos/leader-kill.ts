@@ -32,12 +32,25 @@ export default defineSuite({
   // of calls and sends meet the failover in every run. 12 counter keys: keyed state on every
   // partition, whichever leader dies; each add holds its key up to 100 ms, so the killed
   // leader leaves keyed invocations mid-run (and queued behind them) for its successor.
+  // A fifth of the calls, sends and adds are given up by their client 10-300 ms in and sent
+  // again at once with the same idempotency key, as an SDK's own timeout does: some are
+  // abandoned while the dead leader's partition has none, and each retry must be answered as
+  // the one invocation (exactlyOnce, noClientLeftHanging) while the first may still run.
+  // And one open-loop burst above capacity as the clients start: 200 more ops in 0.4 s
+  // (500/s, two to three times what the cluster serves on two cores) fill the ingress's
+  // pending requests and the keys' queues, and must all be answered with no error answer
+  // (errorAnswersBounded's no-fault share), no resend storm and every add applied once. Its
+  // backlog drains in 1-2 s, long before the kill (6.5 s later; on a machine so busy that it
+  // took 6 s, a 300-op burst ran into the failover): ops still queued behind it then would be
+  // charged to the failover time.
   workload: {
     ratePerSec: 150,
     concurrency: 16,
     counterKeys: 12,
     counterHoldMs: 100,
     mix: { call: 0.5, send: 0.3, counterAdd: 0.2 },
+    giveUp: { fraction: 0.2, afterMs: [10, 300], retry: 'same-key' },
+    bursts: { everyMs: 60_000, lengthMs: 400, ratePerSec: 500, firstAtMs: 250 },
   },
   schedule: [at('5s', kill(leaderOf({ partition: 0 })), { for: '3s' })],
   expect: [
