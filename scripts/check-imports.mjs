@@ -8,6 +8,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
 const runnerMayImport = [
+  'diagnose',
   'faults',
   'targets',
   'report',
@@ -33,7 +34,9 @@ export const allowed = {
   observe: ['checkers', 'run-data', 'telemetry', 'protocol', 'util'],
   runtime: ['observe', 'proxy', 'run-data', 'telemetry', 'protocol', 'util'],
   workload: ['run-data', 'telemetry', 'protocol', 'util'],
-  report: ['run-data', 'protocol', 'util'],
+  report: ['diagnose', 'run-data', 'protocol', 'util'],
+  // why a failing run failed: the failed checks' ops read against spans, leadership and faults
+  diagnose: ['checkers', 'run-data', 'protocol', 'util'],
   targets: [
     'runtime',
     'observe',

@@ -11,6 +11,7 @@ import { UsageError } from '../util/errors.js';
 import { formatHelp, parseOptions } from '../util/options.js';
 import { randomSeed } from '../util/random.js';
 import type { VerdictFile } from '../run-data/verdict.js';
+import { formatDiagnosis } from '../diagnose/sentence.js';
 import type { Command } from './command.js';
 import { exitCodes } from './command.js';
 import { progressPrinter } from './progress.js';
@@ -54,6 +55,7 @@ export function formatVerdict(v: VerdictFile): string {
         `               see one: npx limbo trace ${ids[0]} --run <run directory>`,
       );
   }
+  if (v.diagnosis !== undefined) lines.push(...formatDiagnosis(v.diagnosis));
   for (const e of v.runErrors) lines.push(`  run error: ${e}`);
   return lines.join('\n');
 }

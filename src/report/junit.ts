@@ -1,7 +1,8 @@
 // JUnit XML for CI: one testsuite per suite run, one testcase per check. A failed check is a
 // <failure>; an inconclusive one is <skipped> with its reason (CI shows it as not green), and
 // the evidence summary goes into <system-out>.
-import type { CheckResult } from '../run-data/verdict.js';
+import { diagnosisHeadline } from '../diagnose/sentence.js';
+import type { CheckResult, Diagnosis } from '../run-data/verdict.js';
 
 export interface JUnitSuite {
   name: string;
@@ -10,6 +11,8 @@ export interface JUnitSuite {
   durationMs: number;
   timestamp: string;
   checks: readonly CheckResult[];
+  /** Why the run failed: each failure's message and text start with its group's sentence. */
+  diagnosis?: Diagnosis;
 }
 
 // eslint-disable-next-line no-control-regex -- the XML 1.0 character ranges include tab, LF and CR
@@ -56,11 +59,12 @@ export function toJUnitXml(suites: readonly JUnitSuite[]): string {
       lines.push(
         `    <testcase name="${escapeXml(c.name)}" classname="${escapeXml(`limbo.${s.name}`)}" time="0">`,
       );
-      if (c.verdict === 'fail')
-        lines.push(
-          `      <failure message="${escapeXml(c.summary)}" type="fail">${escapeXml(evidenceText(c))}</failure>`,
-        );
-      else if (c.verdict === 'inconclusive')
+      if (c.verdict === 'fail') {
+        const why = diagnosisHeadline(s.diagnosis, c.name);
+        const message = why !== undefined ? `${why} | ${c.summary}` : c.summary;
+        const text = (why !== undefined ? `${why}\n` : '') + evidenceText(c);
+        lines.push(`      <failure message="${escapeXml(message)}" type="fail">${escapeXml(text)}</failure>`);
+      } else if (c.verdict === 'inconclusive')
         lines.push(`      <skipped message="${escapeXml(`inconclusive: ${c.summary}`)}"/>`);
       lines.push(`      <system-out>${escapeXml(`${c.verdict}: ${c.summary}`)}</system-out>`);
       lines.push('    </testcase>');

@@ -21,6 +21,7 @@ export function writeReport(runDir: string, run: RunData, verdict: VerdictFile):
         durationMs: verdict.durationMs,
         timestamp: run.phases.startedAtWall,
         checks: verdict.checks,
+        ...(verdict.diagnosis !== undefined ? { diagnosis: verdict.diagnosis } : {}),
       },
     ]),
   );

@@ -50,6 +50,111 @@ export interface VerdictFile {
   runErrors: string[];
   /** The run's Prometheus (its URL while the run lasted, its TSDB kept in the run directory). */
   prometheus?: { url: string; dataDir: string };
+  /** Why the bad ops went bad, grouped by where they stopped (absent: no failed check named an op). */
+  diagnosis?: Diagnosis;
+}
+
+/**
+ * Where the bad ops of a run stopped and why (src/diagnose/): every op a failed check named,
+ * read against its spans, its partition's leadership and the fault windows, grouped by the
+ * hop where it stopped (service, span, partition), largest group first.
+ */
+export interface Diagnosis {
+  /** Ops the failed checks named (and ops still open at the deadline when a check failed). */
+  badOps: number;
+  /** False when the run had no spans: every hop is unknown and groups are by partition. */
+  traced: boolean;
+  groups: DiagnosisGroup[];
+  /** The first of the diagnosed ops, one by one (bounded). */
+  ops: OpDiagnosis[];
+}
+
+/** What went wrong with an op, the worst of what the failed checks said of it. */
+export type OpProblem =
+  | 'left hanging'
+  | 'lost reply'
+  | 'lost effect'
+  | 'not exactly once'
+  | 'wrong answer'
+  | 'impossible answer'
+  | 'error answer'
+  | 'slow'
+  | 'answered late'
+  | 'named';
+
+/** One span of an op's trace, as a diagnosis names it (times in run ms). */
+export interface Hop {
+  service: string;
+  span: string;
+  atMs: number;
+  /** Its end in run ms; null: still open when the op was last seen. */
+  endMs: number | null;
+  attributes: Record<string, string | number | boolean>;
+}
+
+/** Who led a partition over a stretch of the run (leaders empty: nobody did). */
+export interface LeadershipStretch {
+  fromMs: number;
+  toMs: number;
+  leaders: string[];
+  epoch?: number;
+}
+
+/** A fault window an op (or a group of ops) lived through, or the last one healed before it. */
+export interface DiagnosisFault {
+  /** `fault@target`, as the checks name it. */
+  name: string;
+  fromMs: number;
+  toMs?: number;
+  /** True when it had healed before the op began (no fault overlapped the op). */
+  before?: boolean;
+}
+
+export interface OpDiagnosis {
+  opId?: number;
+  kind?: string;
+  invocationId?: string;
+  traceId?: string;
+  problem: OpProblem;
+  /** The failed checks that named it. */
+  checks: string[];
+  invokedAtMs?: number;
+  endedAtMs?: number;
+  partition?: number;
+  /** Where it stopped: the deepest span still open when it was last seen, else where it waited longest. */
+  stop?: Hop;
+  /** The furthest it got: the span of its trace that started last. */
+  lastHop?: Hop;
+  waitingFor?: string;
+  /** For an op answered with an error: the error of the span it stopped at (e.g. `lost_leadership`). */
+  endedWith?: string;
+  faults: DiagnosisFault[];
+}
+
+export interface DiagnosisGroup {
+  /** `service / span / partition` where its ops stopped (`… / problem` when the hop is unknown). */
+  key: string;
+  /** `unknown` when the run had no spans for these ops. */
+  service: string;
+  span: string;
+  partition?: number;
+  count: number;
+  problem: OpProblem;
+  /** The failed checks that named its ops. */
+  checks: string[];
+  /** Op kinds and how many of each. */
+  kinds: Record<string, number>;
+  invocationIds: string[];
+  waitingFor?: string;
+  /** The error most of its ops' stop spans ended with, when they were answered with an error. */
+  endedWith?: string;
+  /** The furthest most of its ops got (service and span), with the time range they got there. */
+  lastHop?: { service: string; span: string; fromMs: number; toMs: number; count: number };
+  faults: DiagnosisFault[];
+  /** Its partition's leaders from just before its first op to its last. */
+  leadership: LeadershipStretch[];
+  /** The group in one sentence, for the console, JUnit and the report. */
+  sentence: string;
 }
 
 export function summarizeOps(run: RunData): VerdictFile['ops'] {
@@ -65,7 +170,7 @@ export function summarizeOps(run: RunData): VerdictFile['ops'] {
 export function buildVerdict(
   run: RunData,
   checks: CheckResult[],
-  meta: { durationMs: number; replay: string; runErrors?: string[] },
+  meta: { durationMs: number; replay: string; runErrors?: string[]; diagnosis?: Diagnosis },
 ): VerdictFile {
   return {
     suite: run.suite,
@@ -81,6 +186,9 @@ export function buildVerdict(
     runErrors: meta.runErrors ?? [],
     ...(run.prometheus?.url !== undefined && run.prometheus.dataDir !== undefined
       ? { prometheus: { url: run.prometheus.url, dataDir: run.prometheus.dataDir } }
+      : {}),
+    ...(meta.diagnosis !== undefined && meta.diagnosis.groups.length > 0
+      ? { diagnosis: meta.diagnosis }
       : {}),
   };
 }

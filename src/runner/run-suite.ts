@@ -27,6 +27,7 @@ import { runFiles } from '../run-data/files.js';
 import type { HistoryOp, RunData } from '../run-data/run-data.js';
 import { createRunDir, pointLatest } from '../run-data/run-dir.js';
 import { buildVerdict, type VerdictFile } from '../run-data/verdict.js';
+import { diagnose } from '../diagnose/diagnose.js';
 import { createCleanup, type Cleanup } from '../runtime/cleanup.js';
 import type { Target } from '../targets/target.js';
 import { createClock, type Clock } from '../util/clock.js';
@@ -409,10 +410,12 @@ async function report(ctx: RunContext, checks: CheckResult[]): Promise<VerdictFi
   ctx.enter('report');
   await ctx.testbed.stop();
   await ctx.history.close();
+  const diagnosis = diagnose(ctx.run, checks);
   const verdict = buildVerdict(ctx.run, checks, {
     durationMs: ctx.clock.nowMs(),
     replay: ctx.options.replay,
     runErrors: ctx.runErrors,
+    ...(diagnosis !== undefined ? { diagnosis } : {}),
   });
   writeReport(ctx.runDir, ctx.run, verdict);
   pointLatest(ctx.options.outRoot, ctx.runDir);

@@ -1,0 +1,304 @@
+// The diagnosis on hand-made run data: bad ops found from the failed checks and the history,
+// where each stopped (from its spans), what it waited for, its partition's leadership and the
+// faults it met; ops grouped by where they stopped, largest group first; without spans, by
+// partition with the hop unknown. Also what the console and JUnit print of it.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { formatVerdict } from '../../src/cli/run.js';
+import { diagnose, diagnosisHeadline, formatDiagnosis } from '../../src/diagnose/index.js';
+import { metricNames, spanAttributes as A } from '../../src/protocol/names.js';
+import { toJUnitXml } from '../../src/report/junit.js';
+import type { RunSpan } from '../../src/run-data/run-data.js';
+import { buildVerdict, type CheckResult } from '../../src/run-data/verdict.js';
+import { RunBuilder } from '../testbed/run-data-builder.js';
+
+// Partition keys that route to partitions 0 and 2 of 3 (keys split the 2^32 space in equal ranges).
+const P0 = 'inv_10000000_';
+const P2 = 'inv_c0000000_';
+
+let nextSpan = 1;
+function span(
+  traceId: string,
+  service: string,
+  name: string,
+  startMs: number,
+  endMs: number | null,
+  attributes: RunSpan['attributes'] = {},
+  parentSpanId = '',
+): RunSpan {
+  return {
+    traceId,
+    spanId: `s${nextSpan++}`,
+    parentSpanId,
+    name,
+    service,
+    kind: 0,
+    startMs,
+    endMs,
+    attributes,
+    status: { code: 0, message: '' },
+  };
+}
+
+/** An op's trace: client root, the ingress's request span, then `more` under the ingress span. */
+function trace(
+  id: string,
+  kind: string,
+  partition: number,
+  atMs: number,
+  more: (ingressSpanId: string) => RunSpan[],
+): RunSpan[] {
+  const root = span(`t-${id}`, 'client', `client ${kind}`, atMs, null, { [A.invocationId]: id });
+  const ingress = span(
+    `t-${id}`,
+    'ingress-1',
+    `ingress ${kind}`,
+    atMs + 1,
+    null,
+    { [A.invocationId]: id, [A.partition]: partition },
+    root.spanId,
+  );
+  return [root, ingress, ...more(ingress.spanId)];
+}
+
+function leader(b: RunBuilder, partition: number, node: string, points: [number, number, number][]): void {
+  b.sample(
+    node,
+    metricNames.processorIsLeader,
+    { partition: String(partition), service: node },
+    points.map(([t, v]) => [t, v]),
+  );
+  b.sample(
+    node,
+    metricNames.processorLeaderEpoch,
+    { partition: String(partition), service: node },
+    points.map(([t, , e]) => [t, e]),
+  );
+}
+
+function failed(name: string, invocationIds: string[]): CheckResult {
+  return { name, verdict: 'fail', summary: `${name} failed`, evidence: { invocationIds, details: {} } };
+}
+
+/** A run: three sends to partition 2 hang in an ingress attempt no processor saw, while partition 2
+ * has no leader (processor-1 killed 0.7-3.7 s, processor-2 leads from 5.1 s); one call hangs in a
+ * processor submit on partition 0; one call is slow; one ok op is not named. */
+function sampleRun(): { b: RunBuilder; checks: CheckResult[]; hung: string[]; slow: string } {
+  const b = new RunBuilder();
+  b.run.phases = {
+    startedAtWall: new Date(0).toISOString(),
+    chaosStartMs: 0,
+    chaosEndMs: 8000,
+    healedAtMs: 8000,
+    deadlineMs: 14_000,
+  };
+  b.fault({ fault: 'kill', target: 'processor-1', injectedAtMs: 700, healedAtMs: 3700 });
+  b.fault({ fault: 'latency', target: 'ingress->processor-2', injectedAtMs: 9000, healedAtMs: 9500 });
+  leader(b, 2, 'processor-1', [
+    [250, 1, 1],
+    [500, 1, 1],
+    [750, 0, 1],
+  ]);
+  leader(b, 2, 'processor-2', [
+    [250, 0, 0],
+    [750, 0, 0],
+    [5100, 1, 2],
+  ]);
+  leader(b, 0, 'processor-1', [
+    [250, 1, 1],
+    [12_000, 1, 1],
+  ]);
+  leader(b, 1, 'processor-2', [[250, 1, 1]]);
+  const spans: RunSpan[] = [];
+  const hung: string[] = [];
+  for (const i of [1, 2, 3]) {
+    const id = `${P2}send${i}`;
+    hung.push(id);
+    const opId = b.invoke(1000 + i * 100, 'send', {}, id);
+    b.run.history.find((o) => o.opId === opId)!.traceId = `t-${id}`;
+    spans.push(
+      ...trace(id, 'send', 2, 1000 + i * 100, (parent) => [
+        span(
+          `t-${id}`,
+          'ingress-1',
+          'ingress submit attempt',
+          1010 + i * 100,
+          1500 + i * 100,
+          { [A.partition]: 2, [A.attempt]: 1, [A.leaderEpoch]: 1 },
+          parent,
+        ),
+        span(
+          `t-${id}`,
+          'ingress-1',
+          'ingress submit attempt',
+          5200,
+          null,
+          { [A.partition]: 2, [A.attempt]: 2, [A.leaderEpoch]: 2 },
+          parent,
+        ),
+      ]),
+    );
+  }
+  const callId = `${P0}call1`;
+  hung.push(callId);
+  const callOp = b.invoke(2000, 'call', {}, callId);
+  b.run.history.find((o) => o.opId === callOp)!.traceId = `t-${callId}`;
+  spans.push(
+    ...trace(callId, 'call', 0, 2000, (parent) => {
+      const attempt = span(
+        `t-${callId}`,
+        'ingress-1',
+        'ingress submit attempt',
+        2010,
+        null,
+        { [A.partition]: 0, [A.attempt]: 1, [A.leaderEpoch]: 1 },
+        parent,
+      );
+      return [
+        attempt,
+        span(
+          `t-${callId}`,
+          'processor-1',
+          'processor submit',
+          2020,
+          null,
+          { [A.partition]: 0, [A.leaderEpoch]: 1, [A.node]: 'processor-1' },
+          attempt.spanId,
+        ),
+        span(`t-${callId}`, 'processor-1', 'apply invoke', 2100, 2100, { [A.partition]: 0 }),
+      ];
+    }),
+  );
+  const slow = `${P0}slow`;
+  b.op(9100, 12_500, 'ok', 'call', {}, { invocationId: slow });
+  b.op(100, 200, 'ok', 'call', {}, { invocationId: `${P0}fine` });
+  b.run.spans = spans;
+  const checks: CheckResult[] = [
+    failed('noClientLeftHanging', hung),
+    failed('serviceLevels', [slow]),
+    { name: 'noImpossibleErrors', verdict: 'pass', summary: 'ok', evidence: { details: {} } },
+  ];
+  return { b, checks, hung, slow };
+}
+
+test('ops are grouped by where they stopped, largest group first, each with its leadership, faults and sentence', () => {
+  const { b, checks } = sampleRun();
+  const d = diagnose(b.run, checks);
+  assert.ok(d);
+  assert.equal(d.badOps, 5);
+  assert.equal(d.traced, true);
+  assert.deepEqual(
+    d.groups.map((g) => [g.key, g.count, g.problem]),
+    [
+      ['ingress-1 / ingress submit attempt / partition 2', 3, 'left hanging'],
+      ['processor-1 / processor submit / partition 0', 1, 'left hanging'],
+      ['unknown / unknown / partition 0 / slow', 1, 'slow'],
+    ],
+  );
+  const top = d.groups[0]!;
+  assert.deepEqual(top.kinds, { send: 3 });
+  assert.equal(top.waitingFor, "partition 2's submit reply (attempt 2 at epoch 2, no processor span for it)");
+  assert.deepEqual(
+    top.faults.map((f) => f.name),
+    ['kill@processor-1'],
+  );
+  assert.deepEqual(
+    top.leadership.map((s) => [s.fromMs, s.toMs, s.leaders, s.epoch]),
+    [
+      [250, 750, ['processor-1'], 1],
+      [750, 5100, [], undefined],
+      [5100, 14_000, ['processor-2'], 2],
+    ],
+  );
+  assert.equal(
+    top.sentence,
+    '3 sends left hanging, stopped at ingress-1 in "ingress submit attempt" (partition 2) waiting for ' +
+      "partition 2's submit reply (attempt 2 at epoch 2, no processor span for it); partition 2: " +
+      'processor-1 led 0.3–0.8 s, epoch 1, then no leader 0.8–5.1 s, then processor-2 led 5.1–14.0 s, epoch 2; ' +
+      'during kill@processor-1 (0.7–3.7 s).',
+  );
+  const call = d.groups[1]!;
+  assert.equal(call.waitingFor, "partition 0's invocation to be applied on processor-1 at epoch 1");
+  assert.deepEqual(call.lastHop, {
+    service: 'processor-1',
+    span: 'apply invoke',
+    fromMs: 2100,
+    toMs: 2100,
+    count: 1,
+  });
+  assert.match(
+    call.sentence,
+    /during kill@processor-1 \(0\.7–3\.7 s\); processor-1 applied its Invoke at 2\.1 s\.$/,
+  );
+  // The slow call has no spans: its hop is unknown; the fault it lived through is named.
+  const slow = d.groups[2]!;
+  assert.match(
+    slow.sentence,
+    /^1 call slow on partition 0, hop unknown \(no spans of these ops\); .*during latency@ingress->processor-2 \(9\.0–9\.5 s\)\.$/,
+  );
+  // One op at a time, with what named it.
+  const op = d.ops.find((o) => o.invocationId === `${P2}send1`)!;
+  assert.deepEqual(op.checks, ['noClientLeftHanging', 'open at the deadline']);
+  assert.equal(op.stop?.span, 'ingress submit attempt');
+  assert.equal(op.stop?.endMs, null);
+  assert.equal(op.lastHop?.atMs, 5200);
+});
+
+test('without spans every hop is unknown: ops are grouped by partition from their ids, with leadership and faults', () => {
+  // A hung op without spans is judged over its whole life, to the deadline: both faults.
+  const { b, checks } = sampleRun();
+  delete b.run.spans;
+  const d = diagnose(b.run, checks)!;
+  assert.equal(d.traced, false);
+  assert.deepEqual(
+    d.groups.map((g) => [g.key, g.count]),
+    [
+      ['unknown / unknown / partition 2 / left hanging', 3],
+      ['unknown / unknown / partition 0 / left hanging', 1],
+      ['unknown / unknown / partition 0 / slow', 1],
+    ],
+  );
+  const top = d.groups[0]!;
+  assert.equal(top.service, 'unknown');
+  assert.match(
+    top.sentence,
+    /^3 sends left hanging on partition 2, hop unknown \(the run has no spans\); partition 2: .*no leader 0\.8–5\.1 s.*; during kill@processor-1 \(0\.7–3\.7 s\), latency@ingress->processor-2 \(9\.0–9\.5 s\)\.$/,
+  );
+});
+
+test('no failed check, or none naming an op and no op open: no diagnosis', () => {
+  const { b } = sampleRun();
+  assert.equal(
+    diagnose(b.run, [{ name: 'x', verdict: 'pass', summary: '', evidence: { details: {} } }]),
+    undefined,
+  );
+  const quiet = new RunBuilder();
+  quiet.op(0, 10, 'ok');
+  assert.equal(diagnose(quiet.run, [failed('pendingDrains', [])]), undefined);
+});
+
+test('the console prints the top groups after the checks; JUnit failures start with the group that check named', () => {
+  const { b, checks } = sampleRun();
+  const diagnosis = diagnose(b.run, checks)!;
+  const verdict = buildVerdict(b.run, checks, { durationMs: 1, replay: 'npx limbo run x', diagnosis });
+  assert.equal(verdict.diagnosis, diagnosis);
+  const text = formatVerdict(verdict);
+  const why = text.indexOf('  why: 5 bad op(s) in 3 group(s) by where they stopped');
+  assert.ok(why > text.indexOf('serviceLevels'), text);
+  assert.ok(text.includes(`    - ${diagnosis.groups[0]!.sentence}`), text);
+  assert.deepEqual(formatDiagnosis(diagnosis, 1).slice(-1), [
+    '    … 2 more group(s), 2 op(s): verdict.json "diagnosis"',
+  ]);
+  const xml = toJUnitXml([
+    { name: 's', target: 't', seed: 1, durationMs: 1, timestamp: '', checks, diagnosis },
+  ]);
+  assert.ok(xml.includes('<failure message="why: 3 sends left hanging, stopped at ingress-1'), xml);
+  // serviceLevels named only the slow call: its failure leads with that call's group.
+  assert.equal(
+    diagnosisHeadline(diagnosis, 'serviceLevels'),
+    `why: ${diagnosis.groups[2]!.sentence} (+2 more group(s))`,
+  );
+  assert.ok(xml.includes(`<failure message="why: 1 call slow on partition 0`), xml);
+  // A passing run's verdict has no diagnosis field at all.
+  assert.equal('diagnosis' in buildVerdict(b.run, [], { durationMs: 1, replay: '' }), false);
+});
