@@ -10,7 +10,15 @@ export interface FailoverTimeBoundedOptions {
   maxMs?: number;
 }
 
-const PROCESS_FAULTS = new Set(['kill', 'pause', 'restart', 'transfer-leadership']);
+const PROCESS_FAULTS = new Set([
+  'kill',
+  'pause',
+  'restart',
+  'transfer-leadership',
+  // A processor that fails a step of taking leadership, or comes back without its data.
+  'leadership-step-failure',
+  'data-loss-restart',
+]);
 
 export function hurtsProcessor(w: FaultWindow): boolean {
   return (

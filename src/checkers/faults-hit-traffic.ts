@@ -1,7 +1,8 @@
 // A fault that met no traffic proves nothing. Each fault is judged on its own evidence: the
 // bytes and connections its own proxies counted while it was in (a link fault: the faulted
 // proxy in the directions its toxic hurts; a process fault: every link into and out of the
-// service, including the second before the inject — did it hold work?). Never on the run's
+// service, including the second before the inject — did it hold work?; a fault that refuses
+// dials: the dials that came right after its heal). Never on the run's
 // traffic as a whole: a cut on a link that carried nothing while clients were busy elsewhere
 // is exactly the false green this check is for. Any fault that met nothing makes the run
 // inconclusive, and the summary names each one with what its proxies counted.
@@ -64,7 +65,8 @@ export function faultsHitTraffic(): Checker {
       const end = runEndMs(run);
       const bytesByProxy = proxyByteSeries(run.series);
       const ops = pairOps(run.history);
-      const verdicts = run.faults.map((w) => judge(w, end, bytesByProxy, ops));
+      const opensByProxy = proxyOpenSeries(run.series);
+      const verdicts = run.faults.map((w) => judge(w, end, bytesByProxy, opensByProxy, ops));
       const idle = verdicts.filter((v) => !v.met);
       const details = { windows: verdicts };
       if (idle.length > 0)
@@ -113,10 +115,44 @@ function scrapedBytes(
   return bytes;
 }
 
+/** How soon after a refusing fault's heal a dial still shows a dialer it refused. */
+export const redialWindowMs = 1000;
+
+/** Faults that refuse dials (a disabled proxy): the dials themselves leave no count. */
+function refuses(w: FaultWindow): boolean {
+  return w.fault === 'link-down' || (w.fault === 'isolate' && w.details?.['how'] === 'refuse');
+}
+
+/** Per proxy, the scraped `opened` connection counters (the embedded server's). */
+function proxyOpenSeries(series: readonly SeriesSample[]): Map<string, SeriesSample[][]> {
+  const out = new Map<string, SeriesSample[][]>();
+  for (const g of groupSeries(series, [toxiproxyMetricNames.connectionsTotal]).values()) {
+    const proxy = g[0]?.labels['proxy'];
+    if (proxy === undefined || g[0]?.labels['event'] !== 'opened') continue;
+    const list = out.get(proxy);
+    if (list === undefined) out.set(proxy, [g]);
+    else list.push(g);
+  }
+  return out;
+}
+
+function scrapedOpens(
+  opensByProxy: ReadonlyMap<string, SeriesSample[][]>,
+  proxies: readonly string[],
+  fromMs: number,
+  toMs: number,
+): number {
+  let n = 0;
+  for (const p of proxies)
+    for (const g of opensByProxy.get(p) ?? []) n += counterIncrease(g, fromMs, toMs) ?? 0;
+  return n;
+}
+
 function judge(
   w: FaultWindow,
   end: number,
   bytesByProxy: ReadonlyMap<string, SeriesSample[][]>,
+  opensByProxy: ReadonlyMap<string, SeriesSample[][]>,
   ops: ReturnType<typeof pairOps>,
 ): WindowVerdict {
   const to = w.healedAtMs ?? end;
@@ -153,6 +189,18 @@ function judge(
     const counted = { ...e, ...(e.look === 'around' ? { bytesInSecondBefore: before } : {}) };
     if (evidenceMet(e) || before > 0)
       return { ...base, met: true, evidence: describeWith(e, before), counted };
+    if (refuses(w) && w.healedAtMs !== undefined) {
+      // A disabled proxy cannot see the dials it refuses; a dialer that was refused comes
+      // back as soon as the proxy listens again: dials right after the heal are that demand.
+      const dials = scrapedOpens(opensByProxy, e.proxies, w.healedAtMs, w.healedAtMs + redialWindowMs);
+      if (dials > 0)
+        return {
+          ...base,
+          met: true,
+          evidence: `${describeEvidence(e)}; ${dials} connections dialled within ${redialWindowMs} ms of the heal (refused while it was in)`,
+          counted: { ...counted, dialsRightAfterHeal: dials },
+        };
+    }
     if (e.proxies.length === 0) {
       // Nothing of it runs through a proxy: a leader with ops in flight is what it had.
       const inFlight = w.leader === true ? liveAt(ops, w.injectedAtMs, end) : 0;

@@ -9,7 +9,14 @@ export interface LeadershipChangedOptions {
   graceMs?: number;
 }
 
-const leaderFaults = ['kill', 'pause', 'restart', 'transfer-leadership'];
+const leaderFaults = [
+  'kill',
+  'pause',
+  'restart',
+  'transfer-leadership',
+  'leadership-step-failure',
+  'data-loss-restart',
+];
 
 export function hitsLeader(w: FaultWindow): boolean {
   return w.leader === true && leaderFaults.includes(w.fault);

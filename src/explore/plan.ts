@@ -21,8 +21,25 @@ export const exploreFaultKinds = [
   'restart',
   'transfer-leadership',
   'isolate',
+  // Faults inside a service (fault hooks): drawn only on the reference cluster, which has them.
+  'log-append-errors',
+  'slow-fsync',
+  'table-updates',
+  'leadership-step-failure',
+  'clock-step',
+  'data-loss-restart',
 ] as const;
 export type ExploreFaultKind = (typeof exploreFaultKinds)[number];
+
+/** Kinds that need the reference cluster's fault hooks: never drawn for a declared target. */
+export const hookFaultKinds: ReadonlySet<ExploreFaultKind> = new Set([
+  'log-append-errors',
+  'slow-fsync',
+  'table-updates',
+  'leadership-step-failure',
+  'clock-step',
+  'data-loss-restart',
+]);
 
 export interface GenerateOptions {
   topology: Topology;
@@ -82,6 +99,34 @@ function drawFault(random: Random, kind: ExploreFaultKind, o: GenerateOptions): 
       return { atMs, forMs, fault: kind, params: { on: processor } };
     case 'transfer-leadership':
       return { atMs, forMs, fault: kind, params: { partition } };
+    case 'log-append-errors':
+      return { atMs, forMs, fault: kind, params: { partitions: [partition] } };
+    case 'slow-fsync':
+      return { atMs, forMs, fault: kind, params: { delayMs: round100(random.between(100, 400)) } };
+    case 'table-updates':
+      return {
+        atMs,
+        forMs,
+        fault: kind,
+        params: {
+          how: random.pick(['delay', 'drop', 'reorder'] as const),
+          delayMs: round100(random.between(200, 2000)),
+        },
+      };
+    case 'leadership-step-failure':
+      return {
+        atMs,
+        forMs,
+        fault: kind,
+        params: { partition, steps: [random.pick(['claim', 'announce', 'catch-up', 'resume'] as const)] },
+      };
+    case 'clock-step': {
+      // A step either way, of up to two hours (an NTP step, a resumed VM).
+      const offsetMs = round100(random.between(1000, 7_200_000)) * (random.int(2) === 0 ? 1 : -1);
+      return { atMs, forMs, fault: kind, params: { on: processor, offsetMs } };
+    }
+    case 'data-loss-restart':
+      return { atMs, forMs, fault: kind, params: { on: processor } };
     case 'isolate': {
       // A partition of a leader (or of any processor): whole, or only its inbound or outbound half.
       const on = random.int(2) === 0 ? { kind: 'leaderOf', partition } : processor;
@@ -94,7 +139,9 @@ function drawFault(random: Random, kind: ExploreFaultKind, o: GenerateOptions): 
 /** What a fault occupies: two faults on the same thing must not overlap in time. */
 export function occupies(f: PlannedFault): string {
   const on = f.params.on;
-  if (f.fault === 'transfer-leadership') return `partition ${String(f.params['partition'])}`;
+  // Both move a partition's leadership: two at once on one partition would race each other.
+  if (f.fault === 'transfer-leadership' || f.fault === 'leadership-step-failure')
+    return `partition ${String(f.params['partition'])}`;
   if (typeof on === 'string') return on.includes('->') ? `link ${on}` : `service ${on}`;
   // A link chosen at inject time may be any: kept apart from every other such fault.
   if ((on as { kind?: unknown } | undefined)?.kind === 'anyLink') return 'link (any)';
@@ -118,8 +165,11 @@ export function generateSchedule(random: Random, o: GenerateOptions): PlannedFau
   const count = 1 + random.int(Math.max(1, o.maxFaults));
   const planned: PlannedFault[] = [];
   // Bounded redraws: a draw that collides with an earlier fault is tried again a few times.
+  // A declared target has no fault hooks: its draws come from the rest.
+  const kinds = o.shape !== undefined ? o.kinds.filter((k) => !hookFaultKinds.has(k)) : o.kinds;
+  if (kinds.length === 0) throw new Error('explore needs at least one fault kind this target can take');
   for (let i = 0, tries = 0; i < count && tries < count * 20; tries++) {
-    const f = drawFault(random, random.pick(o.kinds), o);
+    const f = drawFault(random, random.pick(kinds), o);
     if (planned.some((p) => overlaps(p, f) && occupiesShared(p, f))) continue;
     planned.push(f);
     i++;

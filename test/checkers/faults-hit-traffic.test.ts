@@ -158,3 +158,34 @@ test('a fault inside a service counts by its hook: 0 acted on is inconclusive, w
     /could not be read \(connect ECONNREFUSED\)/,
   );
 });
+
+test('a link down that met nothing in its window counts when refused dialers came back right after the heal', () => {
+  const b = new RunBuilder().fault({
+    fault: 'link-down',
+    target: 'ingress->processor-2',
+    injectedAtMs: 6000,
+    healedAtMs: 7000,
+    evidence: link({ proxies: ['ingress->processor-2'], connectionsCut: 0 }),
+  });
+  const opens = (points: [number, number][]) =>
+    b.sample(
+      'toxiproxy',
+      'limbo_proxy_connections_total',
+      { proxy: 'ingress->processor-2', event: 'opened' },
+      points,
+    );
+  opens([
+    [5000, 3],
+    [6900, 3],
+    [8500, 4],
+  ]);
+  assert.equal(
+    faultsHitTraffic().check(b.run).verdict,
+    'inconclusive',
+    'a dial 1.5 s later is not that demand',
+  );
+  opens([[7250, 4]]);
+  b.run.series.sort((x, y) => x.tMs - y.tMs);
+  const r = faultsHitTraffic().check(b.run);
+  assert.equal(r.verdict, 'pass', r.summary);
+});

@@ -125,3 +125,22 @@ test('failover: what a latency fault the op also met added is not the failoverâ€
     /^failover transfer-leadership@processor-1: 1 ops over 3000 ms \(worst 3300 ms, inv_x\)/,
   );
 });
+
+test('an opâ€™s normal time comes off: the p99 before the first fault is not harm', () => {
+  const run = (calmMs: number) => {
+    const b = new RunBuilder().fault({
+      fault: 'kill',
+      target: 'processor-1',
+      leader: true,
+      injectedAtMs: 5000,
+      healedAtMs: 9000,
+    });
+    for (let i = 0; i < 30; i++) b.op(100 + i * 100, 100 + i * 100 + calmMs, 'ok');
+    b.op(5000, 5000 + 3500, 'ok', 'call', {}, { invocationId: 'inv_y' });
+    return serviceLevels(slo).check(b.run);
+  };
+  assert.equal(run(10).verdict, 'fail', '3.5 s of failover on a quick machine');
+  const slow = run(800);
+  assert.equal(slow.verdict, 'pass', 'the same wait where every op takes 800 ms anyway');
+  assert.equal((slow.evidence.details as { baselineP99Ms: number }).baselineP99Ms, 800);
+});
