@@ -73,7 +73,7 @@ export const checkDocs: Readonly<Record<string, CheckDoc>> = {
     premise:
       'Every fault met traffic of its own: a fault on a link nobody used, or on a service that held no work, tested nothing.',
     evidence:
-      'Each fault’s own evidence, never the run’s traffic as a whole: the bytes, dials and cut connections its proxies counted between inject and heal in the directions it hurts; for a process fault also the bytes on its links in the second before the inject, or, with no proxied link, a leader with ops in flight; for a fault hook inside a service, the hook’s own count of the work it acted on. Without counts of its own, the scraped byte counters of the proxies it names. The verdict lists every window with what it met.',
+      'Each fault’s own evidence, never the run’s traffic as a whole: the bytes, dials and cut connections its proxies counted between inject and heal in the directions it hurts; for a process fault also the bytes on its links in the second before the inject, or, with no proxied link, a leader with ops in flight; for a fault that refuses dials (link-down, isolate how `refuse`), which cannot see them, the dials within 1 s of its heal; for a fault hook inside a service, the hook’s own count of the work it acted on. Without counts of its own, the scraped byte counters of the proxies it names. The verdict lists every window with what it met.',
     inconclusiveWhen:
       'No fault was injected, or any fault met nothing (it then names each such fault with its counts); it never fails.',
     seeItFail:
@@ -242,10 +242,10 @@ export const checkDocs: Readonly<Record<string, CheckDoc>> = {
     premise:
       'Harm stays within the target’s declared service levels, per fault: failover (an op met by a processor fault ends within `failoverMs`), the tail during a fault (p99 of the ops invoked while it is in, net of what the faults impose, within `p99DuringFaultMs`), and recovery (ops live at a heal, or invoked just after it with no other fault in, end within `recoveryAfterHealMs`).',
     evidence:
-      'Per fault window: the worst failover wait; the p99 of the ops invoked in it (not judged under 20 ops, nor for processor faults), each op’s latency net of the time blocking faults held it, up to `latencyCrossings` × a latency fault’s added latency, and a processor fault’s wait up to `failoverMs`; and the worst recovery after its heal. A failure names each broken level with its fault, the number of ops over the bound, the worst op and its invocation id.',
+      'Per fault window, each measure net of an op’s normal time (the p99 of the ops answered before the first fault, when at least 20 were): the worst failover wait, net also of what a latency fault the op met added; the p99 of the ops invoked in it (not judged under 20 ops, nor for processor faults), each op’s latency net of the time blocking faults held it, up to `latencyCrossings` × a latency fault’s added latency, and a processor fault’s wait up to `failoverMs`; and the worst recovery after its heal. A failure names each broken level with its fault, the number of ops over the bound, the worst op and its invocation id.',
     inconclusiveWhen: 'No fault was injected.',
     seeItFail:
-      '`npx limbo run chaos/leader-down.ts --target reference+bug:slow-failure-detection`: a dead leader is replaced only after 15 s, far past the reference cluster’s 3000 ms failover level.',
+      '`npx limbo run chaos/leader-down.ts --target reference+bug:slow-failure-detection`: a dead leader is replaced only after 15 s, far past the reference cluster’s 3700 ms failover level.',
     options: {
       failoverMs: 'the failover level (required)',
       p99DuringFaultMs: 'the tail level during a fault (required)',
