@@ -18,6 +18,8 @@ const PROCESS_FAULTS = new Set([
   // A processor that fails a step of taking leadership, or comes back without its data.
   'leadership-step-failure',
   'data-loss-restart',
+  // A processor cut off from the network fails over like a dead one.
+  'isolate',
 ]);
 
 export function hurtsProcessor(w: FaultWindow): boolean {

@@ -16,6 +16,7 @@ const leaderFaults = [
   'transfer-leadership',
   'leadership-step-failure',
   'data-loss-restart',
+  'isolate',
 ];
 
 export function hitsLeader(w: FaultWindow): boolean {

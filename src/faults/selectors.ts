@@ -147,6 +147,9 @@ export function scheduleRequirements(
   ]);
 }
 
+/** How long a leaderOf selection waits for a partition that has no leader at the moment. */
+export const leaderWaitMs = 3000;
+
 export interface SelectedServices {
   names: string[];
   leader: boolean;
@@ -160,7 +163,13 @@ export async function selectServices(ctx: FaultContext, s: ServiceSelector): Pro
     return { names: [s], leader: false };
   }
   if (s.kind === 'leaderOf') {
-    const node = await ctx.target.leaderOf(s.partition);
+    // A partition between leaders (an election under way) has one again within moments: the
+    // fault waits for it, bounded, rather than being skipped.
+    let node = await ctx.target.leaderOf(s.partition);
+    for (let waited = 0; node === undefined && waited < leaderWaitMs; waited += 100) {
+      await new Promise((r) => setTimeout(r, 100));
+      node = await ctx.target.leaderOf(s.partition);
+    }
     if (node === undefined || !ctx.target.services.has(node))
       throw new FaultError('E_FAULT_TARGET', `partition ${s.partition} has no known leader`);
     return { names: [node], leader: true };

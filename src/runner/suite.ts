@@ -7,7 +7,7 @@ import type { Topology } from '../targets/target.js';
 import { parseDurationMs, type Duration } from '../util/duration.js';
 import { parseBugs, type BugName } from '../targets/registry.js';
 import { UsageError } from '../util/errors.js';
-import type { WorkloadSpec } from '../workload/workload.js';
+import { checkWorkloadSpec, type WorkloadSpec } from '../workload/workload.js';
 
 export interface SuiteSpec {
   name: string;
@@ -88,6 +88,12 @@ export function defineSuite(spec: SuiteSpec): Suite {
   for (const c of spec.expect)
     if (typeof c?.check !== 'function')
       throw new UsageError(`${where}: every expect entry must be a checker`);
+  // A bad give-up or burst option is named now, not at warm-up with the cluster already up.
+  try {
+    checkWorkloadSpec(spec.workload ?? {});
+  } catch (err) {
+    throw new UsageError(`${where}: workload: ${err instanceof Error ? err.message : String(err)}`);
+  }
   const topology: Topology = { processors: 3, partitions: 4, ingresses: 1, ...spec.topology };
   if (!(topology.processors >= 1 && topology.partitions >= 1 && (topology.ingresses ?? 1) >= 1))
     throw new UsageError(`${where}: topology needs at least one processor, partition and ingress`);
