@@ -10,7 +10,8 @@ export interface FailoverTimeBoundedOptions {
   maxMs?: number;
 }
 
-const PROCESS_FAULTS = new Set([
+/** Faults on a processor that the cluster must fail over from (also leadershipChanged's). */
+export const PROCESS_FAULTS: ReadonlySet<string> = new Set([
   'kill',
   'pause',
   'restart',

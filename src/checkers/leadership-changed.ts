@@ -1,5 +1,6 @@
 // Where a leader was killed, paused, restarted or asked to transfer, leadership must have
 // moved: the controller's or a processor's leadership-change counter went up.
+import { PROCESS_FAULTS } from './failover-time-bounded.js';
 import { metricNames } from '../protocol/names.js';
 import type { FaultWindow } from '../run-data/run-data.js';
 import type { Checker } from './checker.js';
@@ -9,18 +10,8 @@ export interface LeadershipChangedOptions {
   graceMs?: number;
 }
 
-const leaderFaults = [
-  'kill',
-  'pause',
-  'restart',
-  'transfer-leadership',
-  'leadership-step-failure',
-  'data-loss-restart',
-  'isolate',
-];
-
 export function hitsLeader(w: FaultWindow): boolean {
-  return w.leader === true && leaderFaults.includes(w.fault);
+  return w.leader === true && PROCESS_FAULTS.has(w.fault);
 }
 
 export function leadershipChanged(options: LeadershipChangedOptions = {}): Checker {

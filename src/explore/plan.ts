@@ -10,6 +10,16 @@ import type { Random } from '../util/random.js';
 
 export { describePlanned, toScheduleEntries, type PlannedFault } from '../faults/planned.js';
 
+/** Faults inside a service (fault hooks): drawn only on the reference cluster, which has them. */
+const hookKinds = [
+  'log-append-errors',
+  'slow-fsync',
+  'table-updates',
+  'leadership-step-failure',
+  'clock-step',
+  'data-loss-restart',
+] as const;
+
 /** The fault kinds explore draws from; each can be healed and is survivable by a correct cluster. */
 export const exploreFaultKinds = [
   'link-down',
@@ -21,25 +31,12 @@ export const exploreFaultKinds = [
   'restart',
   'transfer-leadership',
   'isolate',
-  // Faults inside a service (fault hooks): drawn only on the reference cluster, which has them.
-  'log-append-errors',
-  'slow-fsync',
-  'table-updates',
-  'leadership-step-failure',
-  'clock-step',
-  'data-loss-restart',
+  ...hookKinds,
 ] as const;
 export type ExploreFaultKind = (typeof exploreFaultKinds)[number];
 
 /** Kinds that need the reference cluster's fault hooks: never drawn for a declared target. */
-export const hookFaultKinds: ReadonlySet<ExploreFaultKind> = new Set([
-  'log-append-errors',
-  'slow-fsync',
-  'table-updates',
-  'leadership-step-failure',
-  'clock-step',
-  'data-loss-restart',
-]);
+export const hookFaultKinds: ReadonlySet<ExploreFaultKind> = new Set(hookKinds);
 
 export interface GenerateOptions {
   topology: Topology;

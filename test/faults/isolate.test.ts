@@ -10,24 +10,7 @@ import { createRandom } from '../../src/util/random.js';
 import { createFault, type FaultContext } from '../../src/faults/index.js';
 import { isolate, linksToCut } from '../../src/faults/isolate.js';
 import { startToyTarget } from '../testbed/toy-target.js';
-
-async function startEcho(): Promise<{ address: string; stop(): Promise<void> }> {
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-    s.on('error', () => {});
-    s.pipe(s);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    address: `127.0.0.1:${(server.address() as net.AddressInfo).port}`,
-    stop: () => {
-      for (const s of sockets) s.destroy();
-      return new Promise((r) => server.close(() => r()));
-    },
-  };
-}
+import { startEcho } from '../helpers/echo.js';
 
 /** True when a small message comes back through `address` within `timeoutMs`. */
 function echoes(address: string, timeoutMs: number): Promise<boolean> {

@@ -16,25 +16,7 @@ import {
   type FaultContext,
 } from '../../src/faults/index.js';
 import { startToyTarget } from './toy-target.js';
-
-/** A TCP echo server as the link's upstream. */
-async function startEcho(): Promise<{ address: string; stop(): Promise<void> }> {
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-    s.on('error', () => {});
-    s.pipe(s);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    address: `127.0.0.1:${(server.address() as net.AddressInfo).port}`,
-    stop: () => {
-      for (const s of sockets) s.destroy();
-      return new Promise((r) => server.close(() => r()));
-    },
-  };
-}
+import { startEcho } from '../helpers/echo.js';
 
 /** Round trip of one small message through `address`; rejects on refusal, resolves undefined on timeout. */
 function roundTrip(address: string, timeoutMs: number): Promise<number | undefined> {
