@@ -50,9 +50,16 @@ export function opHops(
     else list.push(t);
   }
   const lastHop = callerOfLogSide(latest(server.length > 0 ? server : timed), timed);
+  // A span left open by a process that was killed or restarted after it began never ends: it
+  // is not where the op waits (its caller, still alive, is).
+  const stopped = run.faults.filter((w) => PROCESS_ENDED.has(w.fault));
+  const abandoned = (t: Timed): boolean =>
+    t.endMs === null &&
+    stopped.some((w) => w.injectedAtMs >= t.startMs && servicesOf(w).includes(t.span.service));
+  const stillOpen = (t: Timed): boolean => t.endMs === null && !abandoned(t);
   // The deepest open span: open, and none of its children is open.
   const open = timed.filter(
-    (t) => t.endMs === null && !(children.get(t.span.spanId) ?? []).some((c) => c.endMs === null),
+    (t) => stillOpen(t) && !(children.get(t.span.spanId) ?? []).some((c) => stillOpen(c)),
   );
   // The spans that failed, less the one that only carried the answer back to the client (the
   // ingress's request span, a child of the client's): the last to end is where the op's path
@@ -86,6 +93,19 @@ export function opHops(
     waitingFor: waitingFor(stopT, timed, children, partition),
     ...(partition !== undefined ? { partition } : {}),
   };
+}
+
+/** Faults that end a process: the spans it had open are abandoned, not waiting. */
+const PROCESS_ENDED: ReadonlySet<string> = new Set([
+  'kill',
+  'restart',
+  'data-loss-restart',
+  'clients-before-processors',
+]);
+
+function servicesOf(w: RunData['faults'][number]): readonly string[] {
+  const named = w.details?.['services'];
+  return Array.isArray(named) ? (named as string[]) : w.affects;
 }
 
 /** The log's side of an append or read stands for the call that made it: the caller is the hop. */
