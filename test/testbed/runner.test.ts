@@ -212,7 +212,8 @@ test('a system that stops answering during chaos fails with the hung invocation 
   assert.ok(hang.evidence.invocationIds.every((id) => /^inv_[0-9a-f]{8}_/.test(id)));
   assert.equal(res.verdict.ops.open, 2);
   const junit = readFileSync(join(res.runDir, 'junit.xml'), 'utf8');
-  assert.match(junit, /<failure message="2 of/);
+  // The failure's first line says why (the diagnosis), then what the check found.
+  assert.match(junit, /<failure message="why: 2 calls left hanging, [^"]*\| 2 of \d+ ops left hanging"/);
 });
 
 test("a run's data is garbage by the time the next run of the process starts", async (t) => {
