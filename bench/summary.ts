@@ -1,4 +1,4 @@
-// The goals of `npm run bench` (issue 16's table), each recorded by the benchmark that measures
+// The goals of `npm run bench`, each recorded by the benchmark that measures
 // it and printed by main.ts as one table at the end: figure, goal, measured, met or short. A
 // benchmark that did not run (skipped by name or by its env switch) leaves its rows "not run".
 import { fmt } from './load.js';

@@ -1,6 +1,6 @@
 // Calls/s with the full tracing of a run — every service exporting to the run's OTLP receiver,
 // the open-span ledger on, and one client span per call — beside the services' OTLP export
-// alone and tracing off, same cluster shape, same run. The goal (issue 19: at least 0.95) is
+// alone and tracing off, same cluster shape, same run. The goal (at least 0.95) is
 // what the ledger and the client spans cost: calls/s with them on ÷ with them off, the services
 // exporting over OTLP on both sides; the ratio to no tracing at all is printed beside it (what
 // the services' spans themselves cost). And whether the receiver kept up: spans dropped (over

@@ -1,7 +1,7 @@
 // The followers read the log 800 ms late, then leadership moves to one of them: the new leader
 // is behind what the old one acknowledged. Until it has caught up and leads it must answer
 // "not leader" (the ingress resends), never "not found" for an invocation the client was told
-// exists (Restate #4513 / #4587: stale followers answered 404 and the ingress took it as final).
+// exists (Restate #4513 and #4587: stale followers answered 404 and the ingress took it as final).
 import {
   acknowledgedEffectsPresent,
   at,

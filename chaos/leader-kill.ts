@@ -82,7 +82,7 @@ export default defineSuite({
   // calls a follower had forwarded to the killed leader wait for etcd's request timeout
   // (7.0 s) and are answered "request timed out", past the 6 s failover bound. docs/etcd.md.
   expectedToFailOn: ['reference:legacy', 'etcd'],
-  // restate (1.7.12) failed it once in six runs (CI, session 8): the heal starts the killed
+  // restate (1.7.12) failed it once in six CI runs: the heal starts the killed
   // node again, and for a few hundred milliseconds its ingress answers 404 "service not found"
   // for a registered service (4 calls; noImpossibleErrors, errorAnswersBounded) — the same
   // Restate behaviour startup-race finds. A probe saw it in 1 of 10 restarts. Timing-dependent,

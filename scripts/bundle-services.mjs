@@ -6,7 +6,7 @@
 //   dist/src/cli/limbo.bundle.mjs  ← runner-bundle.js: the CLI and the whole library (bin/limbo.js)
 // A process then reads one file instead of resolving and compiling ~300-450 (grpc-js,
 // OpenTelemetry, prom-client, ours): about half a service's start-up CPU, and ~9 MiB less
-// resident memory (issue 16's notes). runtime/process.ts and cli/entry.ts use a bundle only
+// resident memory. runtime/process.ts and cli/entry.ts use a bundle only
 // while it is newer than the last tsc build; without it they run the tsc output.
 // Each bundled module keeps its own import.meta.url (load-ts.ts's ownImportMeta, as for suite
 // files), so a path a module builds from it (the .proto files, the Restate endpoint, the docker

@@ -1,4 +1,4 @@
-// Restate only (issue 9, probe a): cut only the inbound side of the node that leads partition 0
+// Restate only: cut only the inbound side of the node that leads partition 0
 // — every connection other nodes open to its fabric port (`*->node-N`) — while it keeps running
 // and keeps its own outbound connections. Seen in a probe: no failover, and calls reaching its
 // partitions through the other nodes' ingresses hung for 30 s or more. Clients give up after

@@ -1,4 +1,4 @@
-// Restate only (issue 9, probe b): every node cut off from every other for 20 s (the inbound
+// Restate only: every node cut off from every other for 20 s (the inbound
 // proxy of each node's fabric port down), then healed. After the heal every partition must
 // have exactly one leader and calls to every partition must succeed again within a bound.
 // Seen in a probe: one partition stuck between candidate and leader for minutes after the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The chaos suites on --runtime docker, with the verdicts the local runtime gives (issue 8):
+# The chaos suites on --runtime docker, with the verdicts the local runtime gives:
 # startup-race and leader-kill on `reference` (every verdict must pass) and on
 # `reference:legacy` (--expect-documented: the bug is caught), then each docker verdict.json
 # compared with the local run of the same suite and target — the one CI's local step left in

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Proves the Prometheus side of limbo as CI does (issue 7): the run's own Prometheus
+# Proves the Prometheus side of limbo as CI does: the run's own Prometheus
 # (`limbo run --prometheus`), every dashboard panel and alert rule evaluated against real
 # `reference` and `reference:legacy` runs, the hanging alert firing on legacy only, PromQL
 # suite assertions — all with LIMBO_PROMETHEUS_REQUIRED=1, so a missing prometheus binary

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CI for `--target restate` (issue 9): the real Restate server (npm packages, 3 nodes) under
+# CI for `--target restate`: the real Restate server (npm packages, 3 nodes) under
 # leader-kill, startup-race and the two Restate probe suites, each required to give the verdict
 # its suite documents for restate (--expect-documented: a change in either direction fails).
 # About 3-4 minutes of wall time on 2 cores; the workload is capped at 40 ops/s on restate.

@@ -1,7 +1,7 @@
 // Followers lag: every processor except the partition's current leader reads the log late (a
 // downstream latency toxic on its `processor-N->log` link), so a replica that becomes leader
 // next is behind the acknowledgements the old one gave. The state a stale follower answers
-// from (Restate #4513 / #4587) only exists under this fault; a uniform latency on every link
+// from (Restate #4513 and #4587) only exists under this fault; a uniform latency on every link
 // keeps all replicas at the same pace and never shows it.
 //
 //   inject: leaderOf(partition) ─▶ other processors ─▶ one latency toxic per `processor-N->log`

@@ -62,7 +62,7 @@ export const spanAttributes = {
   leaderEpoch: 'limbo.leader.epoch',
   attempt: 'limbo.attempt',
   resendReason: 'limbo.resend.reason',
-  // Added by the trace work (issue 19): client ops, the log server, the open-span ledger.
+  // Client ops, the log server, the open-span ledger.
   node: 'limbo.node',
   lsn: 'limbo.lsn',
   opKind: 'limbo.op.kind',

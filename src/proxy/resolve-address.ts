@@ -1,5 +1,5 @@
 // What Go's net.ResolveTCPAddr("tcp", address).String() gives, so a listen address can be
-// compared with the one a proxy is bound to the way Toxiproxy 2.12 compares them (#631):
+// compared with the one a proxy is bound to the way Toxiproxy 2.12 compares them (Toxiproxy #631):
 // `localhost:8080` and `127.0.0.1:8080` are the same listener, so populate and update
 // leave the proxy, its toxics and its connections alone.
 //

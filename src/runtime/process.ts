@@ -63,8 +63,8 @@ const TAIL_LINES = 200;
 /**
  * Node flags every service process gets: a young generation of at most 2 MiB per semi-space
  * (V8's default is 16) — a service's garbage is short-lived per call. 4 MiB took five services
- * under load ~70 MiB lower than the default at the same CPU per call; 2 MiB another ~20 MiB
- * (267 → 247 MiB in the cluster bench, two pairs) for ~2 % more CPU per call (issue 16's note).
+ * under load markedly lower than the default at the same CPU per call; 2 MiB lower still, for
+ * a little more CPU per call (the figures are in the commit that chose it).
  */
 export const serviceNodeFlags: readonly string[] = ['--max-semi-space-size=2'];
 
@@ -72,7 +72,7 @@ export const serviceNodeFlags: readonly string[] = ['--max-semi-space-size=2'];
  * Environment every service process gets unless the caller's env sets it: glibc's malloc keeps
  * one arena per thread that allocates (each holding on to what it freed), and a Node process
  * has a dozen threads (V8's GC and compiler workers, libuv's pool); with one arena shared by
- * all, five services under load held ~15-19 MiB less private memory in all (issue 16's note).
+ * all, the services under load hold less private memory (measured in the commit that chose it).
  * Other C libraries ignore it.
  */
 export const serviceEnvDefaults: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '1' };

@@ -6,8 +6,8 @@
 // useLibraryModule). The module goes to a private temporary folder for its import and is
 // removed at once; an inline source map sends stack traces back to the .ts lines.
 //
-// (tsx did this until 2026-12-03: its loader runs Node's module hooks on a thread of their
-// own, a second V8 isolate that held ~17-21 MiB of the runner's RSS for the process's life.)
+// (Not tsx: its loader runs Node's module hooks on a thread of their own, a second V8 isolate
+// that holds memory in the runner for the process's life.)
 //
 //   suite.ts ─▶ esbuild (bundle its relative imports; packages → file:// URLs) ─▶ tmp .mjs ─▶ import()
 import { mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';

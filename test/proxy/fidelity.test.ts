@@ -1,4 +1,4 @@
-// Points where the embedded server once differed from Toxiproxy 2.12.0 (issue 17), each
+// Points where the embedded server once differed from Toxiproxy 2.12.0, each
 // checked as 2.12 behaves, so the file passes against a real server too
 // (LIMBO_TOXIPROXY_URL): the `noop` toxic, listen hostnames resolved before comparing, a
 // proxy without `listen` on every interface, Go's http.Error format, mux's 404 and 405,

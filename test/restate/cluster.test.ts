@@ -308,7 +308,7 @@ test('pause stops a node (SIGSTOP), resume lets it run again and the cluster ser
   assert.equal(stalled.status, 0, 'a paused node does not answer');
   // Read through a node that is not paused: restatectl through the paused one would hang until
   // its 10 s timeout. Restate's table drops the paused node's leaders once its failure detector
-  // notices (~1.5-4 s here, session 10's probe), so only the partitions other nodes led are sure
+  // notices (a few seconds), so only the partitions other nodes led are sure
   // to be listed.
   const readAt = Date.now();
   const leaders = await c.partitionLeaders();

@@ -1,7 +1,7 @@
 // The TOML configuration of one node of a local Restate cluster. Every address is on
 // 127.0.0.1; the fabric address a node advertises (and the metadata-client addresses every
 // node dials) may differ from the real one, so the testbed can put a proxy in front of it.
-// Known to work with restate-server 1.7.12 (issue 9).
+// Known to work with restate-server 1.7.12.
 
 export interface NodeConfigInput {
   clusterName: string;
