@@ -31,7 +31,8 @@ test('history in a comment fails the check naming the line; data and citations d
   assert.equal(ok.status, 0, ok.stderr);
 
   const dirty = checkout({
-    'src/a.ts': 'export const x = 1; // fixed in session 12\n',
+    // Built from pieces, so this file's own text carries no such comment.
+    'src/a.ts': `export const x = 1; ${'//'} fixed in session ${12}\n`,
     'src/b.ts': '/**\n * Measured on 2026-12-06.\n */\nexport const y = 2;\n',
     'docs/a.md': 'See issue 38 for why.\n',
   });
