@@ -184,6 +184,17 @@ export const checkDocs: Readonly<Record<string, CheckDoc>> = {
       what: 'the path in words, for the verdict (required)',
     },
   },
+  partitionLeadership: {
+    premise:
+      'After the heal every partition has exactly one leader again: no partition is left without one, or with two, for longer than an election takes.',
+    evidence:
+      'The last `limbo_processor_is_leader{partition}` sample of every node after the heal; a partition without exactly one leader counts as stuck once that has lasted `stuckAfterMs`. The evidence is the leadership timeline: every change of a partition’s leader set, with its time.',
+    inconclusiveWhen:
+      'No leader samples at all, or none after the heal; skipped on a target without the leader gauge. A partition still electing (for less than `stuckAfterMs`) is not judged and the summary says so.',
+    seeItFail:
+      'Stop every processor of a partition’s replica set for longer than the converge phase (e.g. `kill` on `allOf(processor)` without a heal in time): after the final heal the partition has had no leader for more than `stuckAfterMs` at the deadline. The Restate probes (`chaos/restate/*`) use it on every run.',
+    options: { stuckAfterMs: 'how long without exactly one leader is stuck (default 10000 ms)' },
+  },
   pendingDrains: {
     premise:
       'After the heal and convergence nothing is still waiting inside the system: the ingress’s pending client requests and every leader’s pending RPCs are back at 0.',

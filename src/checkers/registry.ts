@@ -11,6 +11,7 @@ import { promql, type PromqlOptions } from './promql.js';
 import { resendsObserved } from './resends-observed.js';
 import { acknowledgedEffectsPresent } from './acknowledged-effects-present.js';
 import { errorAnswersBounded } from './error-answers-bounded.js';
+import { partitionLeadership } from './partition-leadership.js';
 import { serviceLevels, type ServiceLevels } from './service-levels.js';
 import { failoverTimeBounded } from './failover-time-bounded.js';
 import { keysFreeAfterHeal } from './keys-free-after-heal.js';
@@ -65,4 +66,5 @@ registerChecker('pathCovered', (o) => pathCovered(o as unknown as PathCoveredOpt
 registerChecker('spansEnd', (o) => spansEnd(o));
 registerChecker('gracefulStops', () => gracefulStops());
 registerChecker('noGhostCompletions', () => noGhostCompletions());
+registerChecker('partitionLeadership', (o) => partitionLeadership(o));
 registerChecker('traces', (o) => traces(o as unknown as TracesOptions));

@@ -138,7 +138,7 @@ test('suiteUse names each check and fault by its registered name', () => {
   const source = [
     '// exactlyOnce() and resendsObserved() in a comment are no use of either',
     'expect: [noClientLeftHanging(), promql({ name: "drained", query: "x", expect: "empty" }),',
-    '  traces({ name: "appendsTraced", select: {}, expect: {} }), partitionLeadership() ],',
+    '  traces({ name: "appendsTraced", select: {}, expect: {} }), myLeadership() ],',
   ].join('\n');
   const use = suiteUse(
     'chaos/x.ts',
@@ -148,7 +148,7 @@ test('suiteUse names each check and fault by its registered name', () => {
         checker('noClientLeftHanging'),
         checker('drained', { promql: { query: 'x', at: 'end' } }),
         checker('appendsTraced'),
-        checker('partitionLeadership'),
+        checker('myLeadership'),
       ],
       schedule: [entry('kill'), entry('timeout'), entry('kill'), entry('my-fault')],
     },
@@ -159,7 +159,7 @@ test('suiteUse names each check and fault by its registered name', () => {
     file: 'chaos/x.ts',
     checks: ['noClientLeftHanging', 'promql', 'traces'],
     faults: ['kill', 'timeout'],
-    unregisteredChecks: ['partitionLeadership'],
+    unregisteredChecks: ['myLeadership'],
     unregisteredFaults: ['my-fault'],
   });
   // A check of the suite's own, made by a local function no registered name accounts for.

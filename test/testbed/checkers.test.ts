@@ -37,6 +37,7 @@ test('registry names every built-in checker and builds it with options', () => {
     'noClientLeftHanging',
     'noGhostCompletions',
     'noImpossibleErrors',
+    'partitionLeadership',
     'pathCovered',
     'pendingDrains',
     'promql',
