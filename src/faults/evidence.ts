@@ -61,7 +61,9 @@ export function proxyCountersOf(
       if (d === 'upstream' || d === 'downstream') of(proxy)[d] += s.value;
     } else if (s.name === toxiproxyMetricNames.connectionsTotal) {
       const c = of(proxy);
-      if (s.labels['event'] === 'opened') c.opened = (c.opened ?? 0) + s.value;
+      // A dial whose upstream was down was a dial all the same.
+      if (s.labels['event'] === 'opened' || s.labels['event'] === 'upstream_unreachable')
+        c.opened = (c.opened ?? 0) + s.value;
       else if (s.labels['event'] === 'closed') c.closed = (c.closed ?? 0) + s.value;
     }
   }

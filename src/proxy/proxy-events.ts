@@ -10,7 +10,9 @@ export type ProxyEventType =
   | 'toxic_applied'
   | 'toxic_added'
   | 'toxic_updated'
-  | 'toxic_removed';
+  | 'toxic_removed'
+  /** A client's connection accepted, but the upstream could not be dialled: closed at once. */
+  | 'upstream_unreachable';
 
 export interface ProxyEvent {
   /** 1, 2, 3, … in the order things happened. */

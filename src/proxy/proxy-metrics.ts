@@ -34,7 +34,7 @@ export function createProxyMetrics(registry: Registry): ProxyMetrics {
   });
   const connections = new Counter({
     name: proxyExtensionMetricNames.connectionsTotal,
-    help: 'Proxied connections opened and closed, per proxy (limbo extension).',
+    help: 'Proxied connections opened and closed, and dials whose upstream was unreachable, per proxy (limbo extension).',
     labelNames: ['proxy', 'event'] as const,
     registers: [registry],
   });
@@ -56,6 +56,8 @@ export function createProxyMetrics(registry: Registry): ProxyMetrics {
     event: (e) => {
       if (e.type === 'connection_opened') connections.inc({ proxy: e.proxy, event: 'opened' });
       else if (e.type === 'connection_closed') connections.inc({ proxy: e.proxy, event: 'closed' });
+      else if (e.type === 'upstream_unreachable')
+        connections.inc({ proxy: e.proxy, event: 'upstream_unreachable' });
       else if (e.type === 'toxic_applied')
         applied.inc({
           proxy: e.proxy,

@@ -158,6 +158,9 @@ export class Proxy {
     const onDialError = (err: Error): void => {
       this.pending.delete(client);
       this.hooks.logger.debug('upstream unreachable', { proxy: this.name, err });
+      // A dial that met a dead upstream still met the proxy: counted, so a fault on a link
+      // whose far end is down can show that clients wanted it.
+      this.hooks.onEvent(this, { proxy: this.name, type: 'upstream_unreachable' });
       client.destroy();
     };
     server.once('error', onDialError);

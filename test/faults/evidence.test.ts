@@ -94,3 +94,37 @@ test('proxiesTouching: every link into and out of a service, shared and role-nam
   assert.deepEqual(proxiesTouching(links, 'node-3'), ['shared-3']);
   assert.deepEqual(proxiesTouching(links, 'node-1'), []);
 });
+
+test('a dial whose upstream is down counts as a dial on the embedded server', async (t) => {
+  const { startToxiproxyServer } = await import('../../src/proxy/server.js');
+  const { scrape } = await import('../../src/telemetry/prom-text.js');
+  const net = await import('node:net');
+  const server = await startToxiproxyServer({ host: '127.0.0.1', port: 0 });
+  t.after(() => server.stop());
+  // An upstream port nothing listens on: take a free one and close it again.
+  const free = net.createServer();
+  await new Promise<void>((r) => free.listen(0, '127.0.0.1', r));
+  const deadPort = (free.address() as import('node:net').AddressInfo).port;
+  await new Promise((r) => free.close(r));
+  const res = await fetch(`${server.url}/proxies`, {
+    method: 'POST',
+    body: JSON.stringify({ name: 'client->down', listen: '127.0.0.1:0', upstream: `127.0.0.1:${deadPort}` }),
+  });
+  const { listen } = (await res.json()) as { listen: string };
+  const read = async () => proxyCountersOf(await scrape(`${server.url}/metrics`));
+  const before = await read();
+  const [host, port] = listen.split(':');
+  await new Promise<void>((resolve) => {
+    const s = net.connect(Number(port), host, () => s.write('GET / HTTP/1.1\r\n\r\n'));
+    s.on('close', () => resolve());
+    s.on('error', () => {});
+  });
+  const after = await read();
+  const e = evidenceOf(
+    { proxies: ['client->down'], directions: ['upstream', 'downstream'] },
+    before,
+    before,
+    after,
+  );
+  assert.equal(e.connectionsOpened, 1, JSON.stringify(e));
+});
