@@ -262,6 +262,8 @@ export const checkDocs: Readonly<Record<string, CheckDoc>> = {
       p99DuringFaultMs: 'the tail level during a fault (required)',
       recoveryAfterHealMs: 'the recovery level after a heal (required)',
       latencyCrossings: 'how many times one op may cross a slowed link in sequence (default 3)',
+      silentPeerDetectionMs:
+        'added to the failover level for a leader that went silent without closing its connections (paused, or isolated holding or dropping its bytes): how long keepalive takes to find it dead (default 0)',
     },
     addedBy:
       'the runner, to every run with faults on a target that declares service levels (the reference cluster does; a declaration’s `slo`)',

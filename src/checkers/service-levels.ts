@@ -35,6 +35,12 @@ export interface ServiceLevels {
   recoveryAfterHealMs: number;
   /** How many times in sequence one op may cross a slowed link (default 3). */
   latencyCrossings?: number;
+  /**
+   * How long a peer that went silent without closing its connections (paused, or cut off by
+   * a partition that holds or drops its bytes) takes to be found dead — a keepalive's time and
+   * timeout: added to `failoverMs` for such faults (default 0).
+   */
+  silentPeerDetectionMs?: number;
   /** Why these numbers, for the report and the docs. */
   basis?: string;
 }
@@ -72,6 +78,11 @@ const MIN_TAIL_OPS = 20;
 export function serviceLevels(slo: ServiceLevels): Checker {
   const name = 'serviceLevels';
   const crossings = slo.latencyCrossings ?? 3;
+  // A peer that goes silent keeps its connections open: the failover waits for keepalive too.
+  const silent = (w: FaultWindow): boolean =>
+    w.fault === 'pause' || (w.fault === 'isolate' && w.details?.['how'] !== 'refuse');
+  const failoverBound = (w: FaultWindow): number =>
+    slo.failoverMs + (silent(w) ? (slo.silentPeerDetectionMs ?? 0) : 0);
   return {
     name,
     check(run: RunData): CheckResult {
@@ -112,7 +123,7 @@ export function serviceLevels(slo: ServiceLevels): Checker {
             }
             const waited = endOf(p) - Math.max(p.invoke.timeMs, w.injectedAtMs) - slowed - baseline;
             worst = Math.max(worst, waited);
-            if (waited > slo.failoverMs) breaks.push({ level: 'failover', w, op: p, ms: waited });
+            if (waited > failoverBound(w)) breaks.push({ level: 'failover', w, op: p, ms: waited });
           }
           row['failoverWorstMs'] = Math.round(worst);
         }
@@ -186,7 +197,8 @@ export function serviceLevels(slo: ServiceLevels): Checker {
         .map(([key, g]) => {
           const worst = g.reduce((a, b) => (b.ms > a.ms ? b : a));
           const level = worst.level as keyof typeof bound;
-          return `${key}: ${g.length} ops over ${bound[level]} ms (worst ${Math.round(worst.ms)} ms, ${worst.op.end?.invocationId ?? worst.op.invoke.invocationId ?? `op ${worst.op.invoke.opId}`})`;
+          const over = level === 'failover' ? failoverBound(worst.w) : bound[level];
+          return `${key}: ${g.length} ops over ${over} ms (worst ${Math.round(worst.ms)} ms, ${worst.op.end?.invocationId ?? worst.op.invoke.invocationId ?? `op ${worst.op.invoke.opId}`})`;
         })
         .join('; ');
       return result(name, 'fail', summary, {

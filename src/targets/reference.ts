@@ -66,6 +66,9 @@ export const referenceServiceLevels: ServiceLevels = {
   p99DuringFaultMs: 1000 + 700 + 300,
   recoveryAfterHealMs: 1000 + 2000 + 1000 + 1000 + 500,
   latencyCrossings: 3,
+  // A leader paused or partitioned keeps its connections open: keepalive finds them dead (a
+  // ping after 1000 ms, unanswered for 2000 ms).
+  silentPeerDetectionMs: 1000 + 2000,
   basis: 'derived from the reference cluster’s failure timeout, lease, keepalive and backoff settings',
 };
 

@@ -144,3 +144,22 @@ test('an op’s normal time comes off: the p99 before the first fault is not har
   assert.equal(slow.verdict, 'pass', 'the same wait where every op takes 800 ms anyway');
   assert.equal((slow.evidence.details as { baselineP99Ms: number }).baselineP99Ms, 800);
 });
+
+test('failover: a leader gone silent (paused, partitioned) gets the keepalive’s detection on top', () => {
+  const run = (fault: string, details: Record<string, unknown> = {}) => {
+    const b = new RunBuilder().fault({
+      fault,
+      target: 'processor-1',
+      leader: true,
+      injectedAtMs: 2000,
+      healedAtMs: 9000,
+      details,
+    });
+    b.op(2000, 2000 + 5000, 'ok', 'call', {}, { invocationId: 'inv_z' });
+    return serviceLevels({ ...slo, silentPeerDetectionMs: 3000 }).check(b.run).verdict;
+  };
+  assert.equal(run('isolate', { how: 'hold' }), 'pass', '5 s within 3 s + 3 s of keepalive');
+  assert.equal(run('pause'), 'pass');
+  assert.equal(run('kill'), 'fail', 'a killed leader’s connections close at once');
+  assert.equal(run('isolate', { how: 'refuse' }), 'fail', 'refused connections close at once');
+});

@@ -22,4 +22,5 @@ test('the reference service levels follow the failure timeout, lease and backoff
     Number(clientChannelOptions['grpc.keepalive_timeout_ms']);
   assert.equal(Number(clientChannelOptions['grpc.max_reconnect_backoff_ms']), cap);
   assert.equal(s.recoveryAfterHealMs, keepalive + cap + cap + 500);
+  assert.equal(s.silentPeerDetectionMs, keepalive);
 });

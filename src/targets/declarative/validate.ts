@@ -232,12 +232,21 @@ export function validateDeclaration(
     else {
       unknownFields(
         slo,
-        ['failoverMs', 'p99DuringFaultMs', 'recoveryAfterHealMs', 'latencyCrossings', 'basis'],
+        [
+          'failoverMs',
+          'p99DuringFaultMs',
+          'recoveryAfterHealMs',
+          'latencyCrossings',
+          'silentPeerDetectionMs',
+          'basis',
+        ],
         'slo.',
         bad,
       );
       for (const k of ['failoverMs', 'p99DuringFaultMs', 'recoveryAfterHealMs'])
         if (!positive(slo[k])) bad(`slo.${k}`, 'must be a positive number of ms');
+      if (slo['silentPeerDetectionMs'] !== undefined && !positive(slo['silentPeerDetectionMs']))
+        bad('slo.silentPeerDetectionMs', 'must be a positive number of ms');
       if (slo['latencyCrossings'] !== undefined && !positive(slo['latencyCrossings']))
         bad('slo.latencyCrossings', 'must be a positive number');
       if (slo['basis'] !== undefined && typeof slo['basis'] !== 'string')
