@@ -117,18 +117,23 @@ export function evidenceOf(
   };
 }
 
-/**
- * The proxies of every link that leads into or out of `service` (a link names its ends
- * `from->to`; `*` dials for everyone; with one ingress the links say `ingress`, not `ingress-1`).
- */
+/** A link's two ends (`from->to`; `*` dials for everyone), or undefined for another name. */
+export function linkEnds(name: string): { from: string; to: string } | undefined {
+  const arrow = name.indexOf('->');
+  return arrow < 0 ? undefined : { from: name.slice(0, arrow), to: name.slice(arrow + 2) };
+}
+
+/** Whether a link's end is `service` (with one ingress the links say `ingress`, not `ingress-1`). */
+export function endIs(end: string, service: string): boolean {
+  return end === service || end === service.replace(/-\d+$/, '');
+}
+
+/** The proxies of every link that leads into or out of `service`. */
 export function proxiesTouching(links: Readonly<Record<string, string>>, service: string): string[] {
-  const base = service.replace(/-\d+$/, '');
-  const isIt = (end: string): boolean => end === service || end === base;
   const out = new Set<string>();
   for (const [name, proxy] of Object.entries(links)) {
-    const arrow = name.indexOf('->');
-    if (arrow < 0) continue;
-    if (isIt(name.slice(0, arrow)) || isIt(name.slice(arrow + 2))) out.add(proxy);
+    const ends = linkEnds(name);
+    if (ends !== undefined && (endIs(ends.from, service) || endIs(ends.to, service))) out.add(proxy);
   }
   return [...out].sort();
 }

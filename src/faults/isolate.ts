@@ -19,7 +19,7 @@
 //
 //   inject: links touching the service ─▶ per proxy: a toxic each way | proxy disabled
 //   heal:   remove each toxic | enable each proxy
-import { bothDirections } from './evidence.js';
+import { bothDirections, endIs, linkEnds } from './evidence.js';
 import { FaultError, type Fault, type FaultContext, type Injected } from './fault.js';
 import { describeService, linkKindOf, selectServices, type ServiceSelector } from './selectors.js';
 
@@ -46,21 +46,18 @@ export function linksToCut(
   options: IsolateOptions,
 ): { cut: Cut[]; notCut: string[] } {
   const direction = options.direction ?? 'both';
-  const base = service.replace(/-\d+$/, '');
-  const isIt = (end: string): boolean => end === service || end === base;
   const cut = new Map<string, Cut>();
   const notCut: string[] = [];
   for (const [link, proxy] of Object.entries(ctx.target.links).sort(([a], [b]) => a.localeCompare(b))) {
-    const arrow = link.indexOf('->');
-    if (arrow < 0) continue;
-    const from = link.slice(0, arrow);
-    const to = link.slice(arrow + 2);
+    const ends = linkEnds(link);
+    if (ends === undefined) continue;
+    const { from, to } = ends;
     if (options.kinds !== undefined && !options.kinds.includes(linkKindOf(ctx.target, link))) continue;
-    const inbound = isIt(to);
-    const outbound = isIt(from);
+    const inbound = endIs(to, service);
+    const outbound = endIs(from, service);
     if (inbound && direction !== 'outbound') cut.set(proxy, { link, proxy });
     else if (outbound && direction !== 'inbound') cut.set(proxy, { link, proxy });
-    else if (from === '*' && direction !== 'inbound' && !isIt(to)) notCut.push(link);
+    else if (from === '*' && direction !== 'inbound' && !inbound) notCut.push(link);
   }
   return { cut: [...cut.values()], notCut };
 }

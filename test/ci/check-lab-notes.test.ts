@@ -34,7 +34,7 @@ test('history in a comment fails the check naming the line; data and citations d
     // Built from pieces, so this file's own text carries no such comment.
     'src/a.ts': `export const x = 1; ${'//'} fixed in session ${12}\n`,
     'src/b.ts': '/**\n * Measured on 2026-12-06.\n */\nexport const y = 2;\n',
-    'docs/a.md': 'See issue 38 for why.\n',
+    'docs/a.md': `See ${'issue'} ${38} for why.\n`,
   });
   t.after(() => rmSync(dirty, { recursive: true, force: true }));
   const bad = spawnSync(process.execPath, [script], { cwd: dirty, encoding: 'utf8' });
