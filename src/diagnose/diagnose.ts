@@ -113,8 +113,13 @@ export function diagnose(run: RunData, checks: readonly CheckResult[]): Diagnosi
       ...(hops.waitingFor !== undefined ? { waitingFor: hops.waitingFor } : {}),
       ...(hops.endedWith !== undefined ? { endedWith: hops.endedWith } : {}),
       // A hung op lives until the deadline; the faults that matter are those up to the last
-      // thing its spans show happening to it (all up to the deadline when it has none).
-      faults: faultsOf(run, invokedAtMs ?? seenUntil, endedAtMs ?? lastSeen(hops) ?? seenUntil),
+      // thing its spans show happening to it (all up to the deadline when it has none), and a
+      // fault that later struck a service holding its last hop while it still waited (a kill
+      // just after a processor appended its End took the reply with it).
+      faults: faultsOf(run, invokedAtMs ?? seenUntil, endedAtMs ?? lastSeen(hops) ?? seenUntil, {
+        untilMs: endedAtMs ?? seenUntil,
+        services: [hops.lastHop?.service, hops.stop?.service].filter((s): s is string => s !== undefined),
+      }),
     });
   }
   const groups = groupOps(ops, leadership, deadline, traced);
@@ -231,8 +236,17 @@ export function faultName(f: { fault: string; target: string }): string {
   return `${f.fault}@${f.target}`;
 }
 
-/** The faults whose windows overlap [fromMs, toMs]; when none does, the last one healed before it. */
-function faultsOf(run: RunData, fromMs: number, toMs: number): DiagnosisFault[] {
+/**
+ * The faults whose windows overlap [fromMs, toMs], and those injected later, up to
+ * `later.untilMs` (while the op was still open), into one of `later.services`; when none
+ * does, the last one healed before it.
+ */
+function faultsOf(
+  run: RunData,
+  fromMs: number,
+  toMs: number,
+  later: { untilMs: number; services: readonly string[] },
+): DiagnosisFault[] {
   const out: DiagnosisFault[] = [];
   let before: DiagnosisFault | undefined;
   for (const f of run.faults) {
@@ -242,7 +256,11 @@ function faultsOf(run: RunData, fromMs: number, toMs: number): DiagnosisFault[] 
       fromMs: f.injectedAtMs,
       ...(f.healedAtMs !== undefined ? { toMs: f.healedAtMs } : {}),
     };
-    if (f.injectedAtMs <= toMs && heal >= fromMs) out.push(d);
+    const struckItLater =
+      f.injectedAtMs > toMs &&
+      f.injectedAtMs <= later.untilMs &&
+      f.affects.some((s) => later.services.includes(s));
+    if ((f.injectedAtMs <= toMs && heal >= fromMs) || struckItLater) out.push(d);
     else if (heal < fromMs && (before === undefined || heal > (before.toMs ?? 0)))
       before = { ...d, before: true };
   }

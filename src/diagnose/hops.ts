@@ -51,11 +51,18 @@ export function opHops(
   }
   const lastHop = callerOfLogSide(latest(server.length > 0 ? server : timed), timed);
   // A span left open by a process that was killed or restarted after it began never ends: it
-  // is not where the op waits (its caller, still alive, is).
+  // is not where the op waits (its caller, still alive, is). A killed process may live on for
+  // a moment after the kill was sent, and nothing of it runs again before the heal: a span it
+  // began before its heal was abandoned too.
   const stopped = run.faults.filter((w) => PROCESS_ENDED.has(w.fault));
   const abandoned = (t: Timed): boolean =>
     t.endMs === null &&
-    stopped.some((w) => w.injectedAtMs >= t.startMs && servicesOf(w).includes(t.span.service));
+    stopped.some(
+      (w) =>
+        (w.injectedAtMs >= t.startMs ||
+          (DOWN_UNTIL_HEAL.has(w.fault) && (w.healedAtMs ?? Number.POSITIVE_INFINITY) >= t.startMs)) &&
+        servicesOf(w).includes(t.span.service),
+    );
   const stillOpen = (t: Timed): boolean => t.endMs === null && !abandoned(t);
   // The deepest open span: open, and none of its children is open.
   const open = timed.filter(
@@ -102,6 +109,9 @@ const PROCESS_ENDED: ReadonlySet<string> = new Set([
   'data-loss-restart',
   'clients-before-processors',
 ]);
+
+/** Of those, the faults whose process stays down until the heal (the others start it again at once). */
+const DOWN_UNTIL_HEAL: ReadonlySet<string> = new Set(['kill', 'clients-before-processors']);
 
 function servicesOf(w: RunData['faults'][number]): readonly string[] {
   const named = w.details?.['services'];

@@ -33,7 +33,7 @@ async function run(target: string, suite: Suite, seed: number): Promise<Ran> {
   }
 }
 
-/** A switch shows only when a fault meets its moment: up to two fixed seeds, until a check names an op. */
+/** A switch shows only when a fault meets its moment: a few fixed seeds, until a check names an op. */
 async function runUntilDiagnosed(target: string, suite: Suite, seeds: readonly number[]): Promise<Ran> {
   let ran: Ran | undefined;
   for (const seed of seeds) {
@@ -104,11 +104,15 @@ test('lost-end-response: a call whose End lands across a leader kill stops at th
       topology: { processors: 3, partitions: 2 },
       workload: { concurrency: 16, mix: { call: 0.7, send: 0.3 } },
       warmup: '1500ms',
-      schedule: [at('1s', kill(leaderOf({ partition: 0 })), { for: '3s' })],
-      chaos: '6s',
+      // Two leadership changes a run (one per partition): an End meets one of them in most runs.
+      schedule: [
+        at('1s', kill(leaderOf({ partition: 0 })), { for: '2500ms' }),
+        at('4s', kill(leaderOf({ partition: 1 })), { for: '2500ms' }),
+      ],
+      chaos: '7s',
       expect: [noClientLeftHanging({ withinMsAfterHeal: 5000 })],
     }),
-    [7, 8],
+    [7, 8, 9],
   );
   const top = topGroup(ran, 'noClientLeftHanging');
   assert.match(top.service, /^ingress-\d+$/);

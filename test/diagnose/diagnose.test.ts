@@ -82,7 +82,7 @@ function failed(name: string, invocationIds: string[]): CheckResult {
 
 /** A run: three sends to partition 2 hang in an ingress attempt no processor saw, while partition 2
  * has no leader (processor-1 killed 0.7-3.7 s, processor-2 leads from 5.1 s); one call hangs in a
- * processor submit on partition 0; one call is slow; one ok op is not named. */
+ * processor submit on partition 0 after processor-1 is back; one call is slow; one ok op is not named. */
 function sampleRun(): { b: RunBuilder; checks: CheckResult[]; hung: string[]; slow: string } {
   const b = new RunBuilder();
   b.run.phases = {
@@ -141,15 +141,15 @@ function sampleRun(): { b: RunBuilder; checks: CheckResult[]; hung: string[]; sl
   }
   const callId = `${P0}call1`;
   hung.push(callId);
-  const callOp = b.invoke(2000, 'call', {}, callId);
+  const callOp = b.invoke(4000, 'call', {}, callId);
   b.run.history.find((o) => o.opId === callOp)!.traceId = `t-${callId}`;
   spans.push(
-    ...trace(callId, 'call', 0, 2000, (parent) => {
+    ...trace(callId, 'call', 0, 4000, (parent) => {
       const attempt = span(
         `t-${callId}`,
         'ingress-1',
         'ingress submit attempt',
-        2010,
+        4010,
         null,
         { [A.partition]: 0, [A.attempt]: 1, [A.leaderEpoch]: 1 },
         parent,
@@ -160,12 +160,12 @@ function sampleRun(): { b: RunBuilder; checks: CheckResult[]; hung: string[]; sl
           `t-${callId}`,
           'processor-1',
           'processor submit',
-          2020,
+          4020,
           null,
           { [A.partition]: 0, [A.leaderEpoch]: 1, [A.node]: 'processor-1' },
           attempt.spanId,
         ),
-        span(`t-${callId}`, 'processor-1', 'apply invoke', 2100, 2100, { [A.partition]: 0 }),
+        span(`t-${callId}`, 'processor-1', 'apply invoke', 4100, 4100, { [A.partition]: 0 }),
       ];
     }),
   );
@@ -222,13 +222,13 @@ test('ops are grouped by where they stopped, largest group first, each with its 
   assert.deepEqual(call.lastHop, {
     service: 'processor-1',
     span: 'apply invoke',
-    fromMs: 2100,
-    toMs: 2100,
+    fromMs: 4100,
+    toMs: 4100,
     count: 1,
   });
   assert.match(
     call.sentence,
-    /during kill@processor-1 \(0\.7–3\.7 s\); processor-1 applied its Invoke at 2\.1 s\.$/,
+    /after kill@processor-1 \(0\.7–3\.7 s\); processor-1 applied its Invoke at 4\.1 s\.$/,
   );
   // The slow call has no spans: its hop is unknown; the fault it lived through is named.
   const slow = d.groups[2]!;
@@ -242,6 +242,38 @@ test('ops are grouped by where they stopped, largest group first, each with its 
   assert.equal(op.stop?.span, 'ingress submit attempt');
   assert.equal(op.stop?.endMs, null);
   assert.equal(op.lastHop?.atMs, 5200);
+});
+
+test('a fault that strikes the service holding a hung op after its last hop is one it met; a later one elsewhere is not', () => {
+  const { b, checks } = sampleRun();
+  // The hung call's last hop is processor-1 applying its Invoke at 4.1 s; processor-1 is paused
+  // at 6 s, after that hop, while the call still waits. The latency at 9 s is on another link.
+  b.fault({ fault: 'pause', target: 'processor-1', injectedAtMs: 6000, healedAtMs: 6500 });
+  const d = diagnose(b.run, checks);
+  const call = d?.groups.find((g) => g.key === 'processor-1 / processor submit / partition 0');
+  assert.ok(call);
+  assert.deepEqual(
+    call.faults.map((f) => f.name),
+    ['pause@processor-1'],
+  );
+});
+
+test('a span a killed process began after the kill was sent, before its heal, is abandoned: the op waits at its caller', () => {
+  const { b, checks } = sampleRun();
+  // processor-1 is killed at 0.7 s; it lives on for a moment and opens an append at 0.72 s.
+  const id = `${P0}late`;
+  const opId = b.invoke(600, 'call', {}, id);
+  b.run.history.find((o) => o.opId === opId)!.traceId = `t-${id}`;
+  b.run.spans!.push(
+    ...trace(id, 'call', 0, 600, (parent) => [
+      span(`t-${id}`, 'processor-1', 'log append end', 720, null, { [A.partition]: 0 }, parent),
+    ]),
+  );
+  const d = diagnose(b.run, [...checks, failed('noClientLeftHanging', [id])]);
+  const op = d?.ops.find((o) => o.invocationId === id);
+  assert.equal(op?.stop?.service, 'ingress-1');
+  assert.equal(op?.stop?.span, 'ingress call');
+  assert.equal(op?.lastHop?.service, 'processor-1');
 });
 
 test('without spans every hop is unknown: ops are grouped by partition from their ids, with leadership and faults', () => {
