@@ -33,8 +33,8 @@ prometheus --version 2>&1 | sed -n 1p
 
 step "build" npx tsc -p tsconfig.json
 step "Prometheus server, file_sd, PromQL assertions, limbo run --prometheus" \
-  node --test --test-concurrency=1 dist/test/observe/prometheus-server.test.js dist/test/testbed/promql-checker.test.js \
-    dist/test/testbed/cli-prometheus.test.js
+  node --test --test-concurrency=1 dist/test/observe/prometheus-server.test.js dist/test/checkers/promql-checker.test.js \
+    dist/test/cli/cli-prometheus.test.js
 step "dashboards and alerts on real runs (reference, reference:legacy)" \
   node --test --test-concurrency=1 --test-timeout=600000 dist/test/dashboards/*.test.js
 step "report.html in Chromium (screenshot)" node --test dist/test/report/report-html.test.js

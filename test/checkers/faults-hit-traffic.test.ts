@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { faultsHitTraffic } from '../../src/checkers/faults-hit-traffic.js';
 import type { FaultEvidence } from '../../src/run-data/run-data.js';
-import { RunBuilder } from '../testbed/run-data-builder.js';
+import { RunBuilder } from '../helpers/run-data-builder.js';
 
 const link = (extra: Partial<FaultEvidence> = {}): FaultEvidence => ({
   proxies: ['gw-1->nats-2'],

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serviceLevels, type ServiceLevels } from '../../src/checkers/service-levels.js';
-import { RunBuilder } from '../testbed/run-data-builder.js';
+import { RunBuilder } from '../helpers/run-data-builder.js';
 
 const slo: ServiceLevels = { failoverMs: 3000, p99DuringFaultMs: 2000, recoveryAfterHealMs: 3000 };
 

@@ -12,7 +12,7 @@ import { pathCovered } from '../../src/checkers/path-covered.js';
 import { resendRateBounded } from '../../src/checkers/resend-rate-bounded.js';
 import { gracefulStops } from '../../src/checkers/graceful-stops.js';
 import { checkerFactory } from '../../src/checkers/registry.js';
-import { RunBuilder } from '../testbed/run-data-builder.js';
+import { RunBuilder } from '../helpers/run-data-builder.js';
 import type { CheckResult } from '../../src/checkers/checker.js';
 
 const ok200 = { response: { status: 200 } };

@@ -10,7 +10,7 @@ import { metricNames, spanAttributes as A } from '../../src/protocol/names.js';
 import { toJUnitXml } from '../../src/report/junit.js';
 import type { RunSpan } from '../../src/run-data/run-data.js';
 import { buildVerdict, type CheckResult } from '../../src/run-data/verdict.js';
-import { RunBuilder } from '../testbed/run-data-builder.js';
+import { RunBuilder } from '../helpers/run-data-builder.js';
 
 // Partition keys that route to partitions 0 and 2 of 3 (keys split the 2^32 space in equal ranges).
 const P0 = 'inv_10000000_';

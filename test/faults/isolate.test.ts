@@ -9,7 +9,7 @@ import { startToxiproxyServer } from '../../src/proxy/server.js';
 import { createRandom } from '../../src/util/random.js';
 import { createFault, type FaultContext } from '../../src/faults/index.js';
 import { isolate, linksToCut } from '../../src/faults/isolate.js';
-import { startToyTarget } from '../testbed/toy-target.js';
+import { startToyTarget } from '../helpers/toy-target.js';
 import { startEcho } from '../helpers/echo.js';
 
 /** True when a small message comes back through `address` within `timeoutMs`. */

@@ -17,7 +17,7 @@ import {
   selectLink,
   type FaultContext,
 } from '../../src/faults/index.js';
-import { startToyTarget } from '../testbed/toy-target.js';
+import { startToyTarget } from '../helpers/toy-target.js';
 import { startEcho } from '../helpers/echo.js';
 
 function ping(address: string): Promise<void> {

@@ -10,7 +10,7 @@ import { startOtlpReceiver, type StartedOtlpReceiver } from '../../src/observe/o
 import { createTracing, type Tracing } from '../../src/telemetry/tracing.js';
 import { silentLogger } from '../../src/telemetry/logger.js';
 import { pairOps } from '../../src/run-data/run-data.js';
-import { startToyIngress } from '../testbed/toy-ingress.js';
+import { startToyIngress } from '../helpers/toy-ingress.js';
 
 const ways: [string, (receiver: StartedOtlpReceiver) => Tracing][] = [
   [

@@ -11,8 +11,8 @@ import { at, kill } from '../../src/faults/index.js';
 import { spansEnd } from '../../src/checkers/index.js';
 import { pairOps } from '../../src/run-data/run-data.js';
 import type { Target } from '../../src/targets/target.js';
-import { startToyIngress } from '../testbed/toy-ingress.js';
-import { startToyTarget } from '../testbed/toy-target.js';
+import { startToyIngress } from '../helpers/toy-ingress.js';
+import { startToyTarget } from '../helpers/toy-target.js';
 
 test('a traced run: run.spans has every client span; a hung op is a client span that never ended', async (t) => {
   const ingress = await startToyIngress();

@@ -10,7 +10,7 @@ import {
   spansEnd,
   traces,
 } from '../../src/checkers/index.js';
-import { RunBuilder } from '../testbed/run-data-builder.js';
+import { RunBuilder } from '../helpers/run-data-builder.js';
 
 let n = 0;
 function span(o: Partial<RunSpan> & Pick<RunSpan, 'name' | 'service' | 'traceId' | 'startMs'>): RunSpan {

@@ -13,7 +13,7 @@ import {
   checkerNames,
 } from '../../src/checkers/index.js';
 import { subsetSumReachable } from '../../src/checkers/exactly-once.js';
-import { RunBuilder } from './run-data-builder.js';
+import { RunBuilder } from '../helpers/run-data-builder.js';
 
 test('combine: fail beats inconclusive beats pass; nothing is inconclusive', () => {
   assert.equal(combineVerdicts(['pass', 'inconclusive', 'fail', 'pass']), 'fail');

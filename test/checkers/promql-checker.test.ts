@@ -18,9 +18,9 @@ import type { PromqlEvaluation, RunData } from '../../src/run-data/run-data.js';
 import { runSuite } from '../../src/runner/run-suite.js';
 import { defineSuite } from '../../src/runner/suite.js';
 import { UsageError } from '../../src/util/errors.js';
-import { RunBuilder } from './run-data-builder.js';
-import { startToyIngress } from './toy-ingress.js';
-import { startToyTarget } from './toy-target.js';
+import { RunBuilder } from '../helpers/run-data-builder.js';
+import { startToyIngress } from '../helpers/toy-ingress.js';
+import { startToyTarget } from '../helpers/toy-target.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const Q = 'sum(limbo_ingress_pending_requests)';

@@ -15,7 +15,7 @@ import {
   startSchedule,
   type FaultContext,
 } from '../../src/faults/index.js';
-import { startToyTarget } from './toy-target.js';
+import { startToyTarget } from '../helpers/toy-target.js';
 import { startEcho } from '../helpers/echo.js';
 
 /** Round trip of one small message through `address`; rejects on refusal, resolves undefined on timeout. */

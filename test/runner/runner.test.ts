@@ -15,8 +15,8 @@ import { at, kill, latency, type Fault } from '../../src/faults/index.js';
 import { exactlyOnce, noClientLeftHanging, pendingDrains } from '../../src/checkers/index.js';
 import type { Target } from '../../src/targets/target.js';
 import { UsageError } from '../../src/util/errors.js';
-import { startToyIngress, type ToyIngress } from './toy-ingress.js';
-import { startToyTarget } from './toy-target.js';
+import { startToyIngress, type ToyIngress } from '../helpers/toy-ingress.js';
+import { startToyTarget } from '../helpers/toy-target.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

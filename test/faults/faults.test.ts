@@ -21,7 +21,7 @@ import {
   type ActiveFault,
 } from '../../src/faults/index.js';
 import { selectLink } from '../../src/faults/selectors.js';
-import { startToyTarget } from './toy-target.js';
+import { startToyTarget } from '../helpers/toy-target.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const procState = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];

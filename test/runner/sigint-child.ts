@@ -10,8 +10,8 @@ import { runSuite } from '../../src/runner/run-suite.js';
 import { at, pause } from '../../src/faults/index.js';
 import { noClientLeftHanging } from '../../src/checkers/index.js';
 import type { StartedTarget } from '../../src/targets/target.js';
-import { startToyIngress } from './toy-ingress.js';
-import { startToyTarget } from './toy-target.js';
+import { startToyIngress } from '../helpers/toy-ingress.js';
+import { startToyTarget } from '../helpers/toy-target.js';
 
 // `run-prometheus`: the same, with the run's own Prometheus; its PID is printed too.
 const mode = process.argv[2];

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildVerdict, createRunDir, pointLatest, toJUnitXml, writeReport } from '../../src/report/index.js';
 import { runCheckers, noClientLeftHanging, exactlyOnce, faultsHitTraffic } from '../../src/checkers/index.js';
-import { RunBuilder } from './run-data-builder.js';
+import { RunBuilder } from '../helpers/run-data-builder.js';
 
 /** Parses XML with Python's expat-based parser (a real, independent XML parser) and returns a summary. */
 function parseXml(xml: string): string | undefined {

@@ -14,7 +14,7 @@ import { createHttpClient } from '../../src/workload/http-client.js';
 import { callOp, counterAddOp, sendOp, sendRetryOp, type OpContext } from '../../src/workload/ops.js';
 import { exactlyOnce, idempotentRetriesAgree, noClientLeftHanging } from '../../src/checkers/index.js';
 import type { RunData } from '../../src/run-data/run-data.js';
-import { startToyIngress } from './toy-ingress.js';
+import { startToyIngress } from '../helpers/toy-ingress.js';
 
 function runDataOf(ops: readonly RunData['history'][number][], deadlineMs: number): RunData {
   return {
