@@ -3,7 +3,7 @@
 // deadline (a later append with an earlier deadline too), the timer is one whatever the
 // number of appends waiting, and none is left once every append is answered (it would hold a
 // process that is done). Against a `send` that answers only when told to (the server side is
-// test/log/append-batch.test.ts's).
+// test/services-log/append-batch.test.ts's).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { status } from '@grpc/grpc-js';

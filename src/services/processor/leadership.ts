@@ -8,7 +8,7 @@
 // the replica stops (`shutdown`). Effects are
 // what the replica does next: claim a fresh epoch, append an announce, become leader, step
 // down. No clock, no I/O: the replica (partition-replica.ts) carries the effects out, and
-// test/processor/leadership.test.ts drives this module alone.
+// test/services-processor/leadership.test.ts drives this module alone.
 //
 // A replica becomes leader only when it applies the announce it appended in this
 // incarnation for the epoch it was given, so it has applied everything before.

@@ -1,7 +1,7 @@
 // How limbo's canonical signals (docs/architecture.md#metrics) map onto what a Restate 1.7
 // node exposes on its fabric port's /metrics — only where the mapping is honest; the rest is labelled
 // missing with the reason and where the information can be had instead. Checked against a
-// real 3-node cluster by test/restate/cluster.test.ts (every `restate` name here exists).
+// real 3-node cluster by test/targets-restate/cluster.test.ts (every `restate` name here exists).
 import { metricNames } from '../../protocol/names.js';
 
 export type SignalMapping =
