@@ -40,7 +40,7 @@ step "services image" scripts/docker/build-image.sh
 step "prometheus image (from the host binary, for limbo up --runtime docker)" scripts/docker/prometheus-image.sh
 step "etcd image (from the host binary, for the declared etcd target on --runtime docker)" scripts/docker/etcd-image.sh
 step "compile" npx tsc -p tsconfig.json
-step "docker tests" env LIMBO_DOCKER_REQUIRED=1 node --test --test-concurrency=2 --test-timeout=300000 dist/test/docker/*.test.js
+step "docker tests" env LIMBO_DOCKER_REQUIRED=1 node --test --test-concurrency=2 --test-timeout=300000 dist/test/e2e-docker/*.test.js
 step "chaos suites on --runtime docker, verdicts as local" bash scripts/ci/docker-suites.sh
 
 # The Toxiproxy acceptance suite (test/proxy/) against `limbo proxy` inside a container.
