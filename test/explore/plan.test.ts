@@ -49,16 +49,20 @@ test('every drawn fault is a registered fault with valid parameters, inside the 
 test('no two faults on the same link or on processes overlap in time', () => {
   const proc = (f: PlannedFault): boolean =>
     occupies(f) === 'processes' || occupies(f).startsWith('service ');
+  let pairs = 0;
   for (let seed = 0; seed < 300; seed++) {
     const planned = generateSchedule(createRandom(seed), options);
     for (const a of planned)
       for (const b of planned) {
         if (a === b) continue;
+        pairs++;
         const overlap = a.atMs < b.atMs + b.forMs && b.atMs < a.atMs + a.forMs;
         const shared = occupies(a) === occupies(b) || (proc(a) && proc(b));
         assert.ok(!(overlap && shared), `seed ${seed}: ${JSON.stringify(a)} overlaps ${JSON.stringify(b)}`);
       }
   }
+  // Schedules of one fault each would leave nothing above checked.
+  assert.ok(pairs >= 300, `only ${pairs} pairs of faults drawn over 300 seeds`);
 });
 
 test('a restricted catalogue draws only the kinds asked for', () => {
