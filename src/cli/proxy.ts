@@ -1,7 +1,7 @@
 // `limbo proxy [--host H] [--port P] [--seed N]`: the embedded Toxiproxy-compatible server
 // on its own, a drop-in for `toxiproxy-server`. Prints the ready line, stops on SIGINT /
 // SIGTERM. `--seed` (an extension) makes toxicity draws reproducible.
-import { runUntilStopped } from '../util/signals.js';
+import { runUntilStopped, waitForStopSignal } from '../util/signals.js';
 import type { Command } from './command.js';
 import { exitCodes } from './command.js';
 import { startToxiproxyServer } from '../proxy/server.js';
@@ -57,6 +57,8 @@ export const proxyCommand: Command = {
       ...(parsed.options.seed !== undefined ? { seed: parsed.options.seed } : {}),
       logger,
     });
+    // Listening before the ready line: the parent may stop us the moment it reads it.
+    const stopSignal = waitForStopSignal();
     process.stdout.write(
       formatReadyLine({
         role: 'proxy',
@@ -67,7 +69,7 @@ export const proxyCommand: Command = {
     );
     const seeded = parsed.options.seed !== undefined ? `, seed ${parsed.options.seed}` : '';
     process.stdout.write(`limbo proxy: Toxiproxy API on ${server.url}${seeded} (Ctrl-C to stop)\n`);
-    await runUntilStopped(() => server.stop());
+    await runUntilStopped(() => server.stop(), undefined, stopSignal);
     return exitCodes.pass;
   },
 };

@@ -1,6 +1,6 @@
 // `limbo serve <role> [options]`: runs one service of the reference cluster in the
 // foreground, prints the machine-readable ready line, stops cleanly on SIGTERM / SIGINT.
-import { runUntilStopped } from '../util/signals.js';
+import { runUntilStopped, waitForStopSignal } from '../util/signals.js';
 import type { Command } from './command.js';
 import { exitCodes } from './command.js';
 import { roles } from '../services/roles.js';
@@ -46,6 +46,8 @@ export const serveCommand: Command = {
       // One service in this process: its traces go through the NodeSDK (standard OTEL_* variables).
       tracingFor: (node) => startSdkTracing(node, logger, env, createTracing),
     });
+    // Listening before the ready line: the parent may stop us the moment it reads it.
+    const stopSignal = waitForStopSignal();
     process.stdout.write(
       formatReadyLine({
         role: role.role,
@@ -54,7 +56,7 @@ export const serveCommand: Command = {
         addresses: started.addresses,
       }) + '\n',
     );
-    await runUntilStopped(() => started.stop());
+    await runUntilStopped(() => started.stop(), undefined, stopSignal);
     return exitCodes.pass;
   },
 };

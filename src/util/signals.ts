@@ -14,9 +14,18 @@ export function waitForStopSignal(): Promise<NodeJS.Signals> {
   });
 }
 
-/** Waits for a stop signal, then runs `stop`, exiting after `graceMs` if it has not finished. */
-export async function runUntilStopped(stop: () => Promise<void>, graceMs = 5000): Promise<void> {
-  await waitForStopSignal();
+/**
+ * Waits for a stop signal, then runs `stop`, exiting after `graceMs` if it has not finished.
+ * A process that announces it is ready listens first (`signal`, from waitForStopSignal before
+ * the ready line): a parent may send SIGTERM the moment it reads that line, and a signal that
+ * arrives before any listener ends the process at once, with no clean stop.
+ */
+export async function runUntilStopped(
+  stop: () => Promise<void>,
+  graceMs = 5000,
+  signal: Promise<NodeJS.Signals> = waitForStopSignal(),
+): Promise<void> {
+  await signal;
   const forced = setTimeout(() => process.exit(0), graceMs);
   forced.unref();
   await stop();

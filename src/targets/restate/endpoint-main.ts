@@ -12,6 +12,13 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   process.exit(2);
 }
 const services = await startRestateServices({ port });
+// Listening before the ready line: the parent may stop us the moment it reads it.
+const shutdown = (): void => {
+  void services.stop().then(() => process.exit(0));
+  setTimeout(() => process.exit(0), 2000).unref();
+};
+process.once('SIGTERM', shutdown);
+process.once('SIGINT', shutdown);
 process.stdout.write(
   formatReadyLine({
     role: 'restate-services',
@@ -20,9 +27,3 @@ process.stdout.write(
     addresses: { http: services.url },
   }) + '\n',
 );
-const shutdown = (): void => {
-  void services.stop().then(() => process.exit(0));
-  setTimeout(() => process.exit(0), 2000).unref();
-};
-process.once('SIGTERM', shutdown);
-process.once('SIGINT', shutdown);
