@@ -56,6 +56,12 @@ export const GOALS = {
     op: '>=',
     target: 1.6,
   },
+  coverageOverhead: {
+    figure: 'calls/s with --coverage ÷ without',
+    bench: 'coverage',
+    op: '>=',
+    target: 0.5,
+  },
   tracingOverhead: {
     figure: 'calls/s ledger + client spans on ÷ off',
     bench: 'tracing',

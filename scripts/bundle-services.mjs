@@ -40,7 +40,8 @@ const bundles = [
       "import { createRequire as limboCreateRequire } from 'node:module';\nconst require = limboCreateRequire(import.meta.url);",
     // Loaded only by some commands, and not bundleable: esbuild finds its own binary, and the
     // docker runtime's testcontainers reaches native addons (ssh2, cpu-features).
-    external: ['esbuild', 'testcontainers'],
+    // c8 (runs with --coverage) reaches for optional reporters it does not carry.
+    external: ['esbuild', 'testcontainers', 'c8'],
   },
 ];
 let esbuild;

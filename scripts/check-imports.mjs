@@ -8,6 +8,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
 const runnerMayImport = [
+  'coverage',
   'diagnose',
   'faults',
   'targets',
@@ -30,6 +31,8 @@ export const allowed = {
   services: ['telemetry', 'protocol', 'util'],
   proxy: ['telemetry', 'protocol', 'util'],
   'run-data': ['protocol'],
+  // code coverage of a run's processes: the hook they load, converting and merging the counts
+  coverage: ['run-data', 'util'],
   checkers: ['run-data', 'protocol', 'util'],
   observe: ['checkers', 'run-data', 'telemetry', 'protocol', 'util'],
   runtime: ['observe', 'proxy', 'run-data', 'telemetry', 'protocol', 'util'],

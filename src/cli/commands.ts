@@ -23,6 +23,7 @@ export const commands: CommandEntry[] = [
   entry('explore', async () => (await import('./explore.js')).exploreCommand),
   entry('detect', async () => (await import('./detect.js')).detectCommand),
   entry('soak', async () => (await import('./soak.js')).soakCommand),
+  entry('coverage', async () => (await import('./coverage.js')).coverageCommand),
   entry('proxy', async () => (await import('./proxy.js')).proxyCommand),
   entry('serve', async () => (await import('./serve.js')).serveCommand),
 ];

@@ -1,6 +1,7 @@
 // Option specs shared by the commands that start a topology (`run`, `up`, `explore`), so the
 // flags read and validate the same everywhere.
 import { targetNames } from '../targets/registry.js';
+import { UsageError } from '../util/errors.js';
 
 export const targetOption = {
   type: 'string',
@@ -25,3 +26,16 @@ export const toxiproxyUrlOption = {
   type: 'string',
   description: 'a running Toxiproxy API (default: the embedded server)',
 } as const;
+
+export const coverageOption = {
+  type: 'bool',
+  default: false,
+  description:
+    "measure the code coverage of the run's limbo processes into each run directory's coverage.json (local runtime; read them with limbo coverage)",
+} as const;
+
+/** `--coverage` is measured on the processes limbo starts itself: not inside containers. */
+export function checkCoverageRuntime(coverage: boolean, runtime: string): void {
+  if (coverage && runtime !== 'local')
+    throw new UsageError(`--coverage needs the local runtime (got --runtime ${runtime})`);
+}

@@ -17,7 +17,14 @@ import { exitCodes } from './command.js';
 import { progressPrinter } from './progress.js';
 import { chooseRuntime, dockerRunOptions } from './docker-options.js';
 import { runPrometheusChoice } from './run-prometheus-choice.js';
-import { outOption, runtimeOption, targetOption, toxiproxyUrlOption } from './common-options.js';
+import {
+  checkCoverageRuntime,
+  coverageOption,
+  outOption,
+  runtimeOption,
+  targetOption,
+  toxiproxyUrlOption,
+} from './common-options.js';
 
 const options = {
   target: targetOption,
@@ -25,6 +32,7 @@ const options = {
   seed: { type: 'int', min: 0, max: 4294967295, description: 'the seed of all randomness (default: random)' },
   out: outOption,
   toxiproxyUrl: toxiproxyUrlOption,
+  coverage: coverageOption,
   ...dockerRunOptions,
   prometheus: {
     type: 'enum',
@@ -100,6 +108,7 @@ export const runCommand: Command = {
     if (parsed.positionals.length === 0)
       throw new UsageError('name at least one suite file or folder (e.g. chaos)');
     const o = parsed.options;
+    checkCoverageRuntime(o.coverage, o.runtime);
     const target = await resolveTarget(o.target, await chooseRuntime(o.runtime, env, o, o.target));
     const seed = o.seed ?? randomSeed();
     process.stdout.write(`seed ${seed}\n`);
@@ -117,6 +126,7 @@ export const runCommand: Command = {
         outRoot: o.out,
         ...(o.toxiproxyUrl !== undefined ? { toxiproxyUrl: o.toxiproxyUrl } : {}),
         ...prometheus.runOptions,
+        ...(o.coverage ? { coverage: true } : {}),
       },
       replayOf: (file, suite) => {
         const shown = relative(process.cwd(), file) || file;
@@ -141,6 +151,7 @@ export const runCommand: Command = {
     });
     process.stdout.write('\n' + summaryTable(verdicts));
     process.stdout.write(`seed ${seed}\n`);
+    if (o.coverage) process.stdout.write(`coverage: npx limbo coverage ${o.out}\n`);
     if (o.expectDocumented) {
       const changed = undocumentedVerdicts(verdicts, documented);
       for (const v of changed) {

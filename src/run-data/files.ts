@@ -17,6 +17,8 @@ export const runFiles = {
   junit: 'junit.xml',
   report: 'report.html',
   logs: 'logs',
+  /** Code coverage of the run's limbo processes (`--coverage`): istanbul's map of src/. */
+  coverage: 'coverage.json',
 } as const;
 
 /** faults.json: the phase times and every fault window, on the run's monotonic clock. */

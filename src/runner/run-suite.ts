@@ -7,6 +7,7 @@
 //
 // Everything started is registered with the run's cleanup, so an error or Ctrl-C at any point
 // still stops every process, proxy and toxic. One seed drives the workload and the faults.
+import { convertRunCoverage, coverageEnv } from '../coverage/collect.js';
 import { faultsHitTraffic } from '../checkers/faults-hit-traffic.js';
 import { serviceLevels } from '../checkers/service-levels.js';
 import { runCheckersOn, result, type CheckResult, type Checker } from '../checkers/checker.js';
@@ -70,6 +71,8 @@ export interface RunSuiteOptions {
   prometheus?: RunPrometheusSpec;
   /** Why the run has no Prometheus, for PromQL assertions (default `--prometheus off`). */
   noPrometheusReason?: string;
+  /** Measure the code coverage of the run's limbo processes into `coverage.json` (default off). */
+  coverage?: boolean;
 }
 
 export interface RunPrometheusSpec {
@@ -189,6 +192,7 @@ async function runOneSuite(suite: Suite, options: RunSuiteOptions): Promise<Suit
       seed: options.seed,
       pendingOps: () => history.inFlight(),
       cleanup,
+      ...(options.coverage === true ? { env: coverageEnv(process.env, runDir) } : {}),
     });
     bed = testbed;
     const ctx: RunContext = {
@@ -224,6 +228,21 @@ async function runOneSuite(suite: Suite, options: RunSuiteOptions): Promise<Suit
     await prometheus?.catch(() => undefined); // its stop is in the cleanup once it has started
     await cleanup.runAll();
     await history.close();
+    // After the cleanup: every process has exited and written its last counts.
+    if (options.coverage === true) await saveCoverage(runDir, log);
+  }
+}
+
+async function saveCoverage(runDir: string, log: (line: string) => void): Promise<void> {
+  try {
+    const files = await convertRunCoverage(runDir);
+    log(
+      files > 0
+        ? `coverage: ${files} source files in ${join(runDir, runFiles.coverage)}`
+        : 'coverage: none (no limbo process of this target ran)',
+    );
+  } catch (err) {
+    log(`coverage: not saved: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
 
