@@ -11,7 +11,7 @@ import { formatHelp, parseOptions, type OptionSpecs } from '../util/options.js';
 import { randomSeed } from '../util/random.js';
 import type { Command } from './command.js';
 import { exitCodes } from './command.js';
-import { outOption, runtimeOption } from './common-options.js';
+import { checkCoverageRuntime, coverageOption, outOption, runtimeOption } from './common-options.js';
 import { chooseRuntime, dockerRunOptions } from './docker-options.js';
 import { progressPrinter } from './progress.js';
 import { runPrometheusChoice } from './run-prometheus-choice.js';
@@ -41,6 +41,7 @@ const options = {
     default: true,
     description: 'also run the suites on plain reference (false alarms)',
   },
+  coverage: coverageOption,
   prometheus: {
     type: 'enum',
     values: ['auto', 'on', 'off'] as const,
@@ -67,6 +68,7 @@ export const detectCommand: Command = {
     const seed = o.seed ?? randomSeed();
     process.stdout.write(`seed ${seed}\n`);
     const suites = await loadSuites(o.suites ?? ['chaos']);
+    checkCoverageRuntime(o.coverage, o.runtime);
     const runtime = await chooseRuntime(o.runtime, env, o);
     const prometheus = runPrometheusChoice(
       o.prometheus,
@@ -83,7 +85,7 @@ export const detectCommand: Command = {
       reference: o.reference,
       exploreRuns: o.exploreRuns,
       seedsPerSuite: o.seedsPerSuite,
-      runOptions: prometheus.runOptions,
+      runOptions: { ...prometheus.runOptions, ...(o.coverage ? { coverage: true } : {}) },
       onLine: (l) => process.stdout.write(l + '\n'),
       onLog: progress.onLog,
       onProgress: progress.onProgress,

@@ -15,7 +15,7 @@ import { formatHelp, parseOptions } from '../util/options.js';
 import { randomSeed } from '../util/random.js';
 import type { Command } from './command.js';
 import { exitCodes } from './command.js';
-import { outOption, targetOption, toxiproxyUrlOption } from './common-options.js';
+import { coverageOption, outOption, targetOption, toxiproxyUrlOption } from './common-options.js';
 import { commandSummaries } from './command-summaries.js';
 
 const allKinds: string[] = [...exploreFaultKinds];
@@ -65,6 +65,7 @@ const options = {
   seedsDir: { type: 'string', default: 'seeds', description: 'where failing schedules are saved' },
   out: outOption,
   toxiproxyUrl: toxiproxyUrlOption,
+  coverage: coverageOption,
 } as const;
 
 export const exploreCommand: Command = {
@@ -136,6 +137,7 @@ export const exploreCommand: Command = {
             ...(o.toxiproxyUrl !== undefined ? { toxiproxyUrl: o.toxiproxyUrl } : {}),
             onLog: progress.onLog,
             onProgress: progress.onProgress,
+            ...(o.coverage ? { coverage: true } : {}),
           });
         } finally {
           progress.done();

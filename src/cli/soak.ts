@@ -14,7 +14,13 @@ import { exitCodes, type Command } from './command.js';
 import { chooseRuntime, dockerRunOptions } from './docker-options.js';
 import { progressPrinter } from './progress.js';
 import { runPrometheusChoice } from './run-prometheus-choice.js';
-import { runtimeOption, targetOption, toxiproxyUrlOption } from './common-options.js';
+import {
+  checkCoverageRuntime,
+  coverageOption,
+  runtimeOption,
+  targetOption,
+  toxiproxyUrlOption,
+} from './common-options.js';
 import { commandSummaries } from './command-summaries.js';
 
 /**
@@ -41,6 +47,7 @@ const options = {
   },
   out: { type: 'string', default: 'runs-soak', description: 'root of the run directories (and soak.json)' },
   toxiproxyUrl: toxiproxyUrlOption,
+  coverage: coverageOption,
   settleMs: {
     type: 'int',
     default: 5000,
@@ -81,6 +88,7 @@ export const soakCommand: Command = {
     const o = parsed.options;
     const paths = parsed.positionals.length > 0 ? parsed.positionals : ['chaos'];
     const suites = await loadSuites(paths);
+    checkCoverageRuntime(o.coverage, o.runtime);
     const runtime = await chooseRuntime(o.runtime, env, o, o.target);
     const target = await resolveTarget(o.target, runtime);
     const prometheus = runPrometheusChoice(
@@ -115,7 +123,7 @@ export const soakCommand: Command = {
       outRoot: o.out,
       ...(o.toxiproxyUrl !== undefined ? { toxiproxyUrl: o.toxiproxyUrl } : {}),
       ...(listContainers ? { listContainers } : {}),
-      runOptions: prometheus.runOptions,
+      runOptions: { ...prometheus.runOptions, ...(o.coverage ? { coverage: true } : {}) },
       settleMs: o.settleMs,
       fdSlack: o.fdSlack,
       replayFlags: o.runtime === 'local' ? '' : ` --runtime ${o.runtime}`,

@@ -29,7 +29,7 @@ export interface DetectOptions {
   outRoot: string;
   runtime: RuntimeChoice;
   /** The run Prometheus, as `limbo run` chooses it (PromQL assertions). */
-  runOptions?: Pick<RunSuiteOptions, 'prometheus' | 'noPrometheusReason'>;
+  runOptions?: Pick<RunSuiteOptions, 'prometheus' | 'noPrometheusReason' | 'coverage'>;
   /** Also run the suites on plain reference (false alarms); default true. */
   reference?: boolean;
   /**

@@ -31,7 +31,7 @@ export interface SoakOptions {
   outRoot: string;
   toxiproxyUrl?: string;
   /** Each run's Prometheus, as `limbo run --prometheus` chooses it (for PromQL assertions). */
-  runOptions?: Pick<RunSuiteOptions, 'prometheus' | 'noPrometheusReason'>;
+  runOptions?: Pick<RunSuiteOptions, 'prometheus' | 'noPrometheusReason' | 'coverage'>;
   /** The ids of this runner's containers, when the runtime is docker. */
   listContainers?: () => Promise<string[]>;
   /** Bound on waiting, after a run, for its processes, ports and temp dirs to go (default 5 s). */

@@ -58,6 +58,23 @@ test('limbo run --coverage writes coverage.json; limbo coverage prints the files
   assert.match(limbo('coverage', out, '--under', 'src/protocol/').stdout, /^src\/protocol\/\S+\.ts\s/m);
 });
 
+test('limbo soak --coverage leaves coverage.json in each of its runs', () => {
+  const out = join(fixtures, 'soak');
+  const soak = limbo(
+    'soak',
+    join(fixtures, 'short-kill.ts'),
+    '--seeds',
+    '1',
+    '--seed',
+    '5',
+    '--coverage',
+    '--out',
+    out,
+  );
+  assert.equal(soak.status, 0, soak.stdout + soak.stderr);
+  assert.equal(findCoverageFiles([out]).length, 1);
+});
+
 test('bad input exits 2 with one line naming the problem', () => {
   let r = limbo('coverage');
   assert.equal(r.status, 2);
@@ -74,5 +91,10 @@ test('bad input exits 2 with one line naming the problem', () => {
   assert.equal(r.status, 2);
   assert.match(r.stderr, /--coverage needs the local runtime \(got --runtime docker\)/);
   assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  for (const command of ['soak', 'detect']) {
+    r = limbo(command, '--coverage', '--runtime', 'docker');
+    assert.equal(r.status, 2, `${command}: ${r.stderr}`);
+    assert.match(r.stderr, /--coverage needs the local runtime/);
+  }
   assert.ok(!existsSync(join(fixtures, 'runs-docker')));
 });
