@@ -267,6 +267,16 @@ function faultsOf(
   return out.length > 0 ? out : before !== undefined ? [before] : [];
 }
 
+/** The key of the group an op falls in (DiagnosisGroup.key): where it stopped, or, its hop unknown, its partition and problem. */
+export function groupKeyOf(op: OpDiagnosis): string {
+  // Ops whose hop is unknown are told apart by what went wrong with them instead.
+  return (
+    `${op.stop?.service ?? 'unknown'} / ${op.stop?.span ?? 'unknown'} / ` +
+    (op.partition !== undefined ? `partition ${op.partition}` : 'partition unknown') +
+    (op.stop === undefined ? ` / ${op.problem}` : '')
+  );
+}
+
 function groupOps(
   ops: readonly OpDiagnosis[],
   leadership: LeadershipIndex,
@@ -275,11 +285,7 @@ function groupOps(
 ): DiagnosisGroup[] {
   const byKey = new Map<string, OpDiagnosis[]>();
   for (const op of ops) {
-    // Ops whose hop is unknown are told apart by what went wrong with them instead.
-    const key =
-      `${op.stop?.service ?? 'unknown'} / ${op.stop?.span ?? 'unknown'} / ` +
-      (op.partition !== undefined ? `partition ${op.partition}` : 'partition unknown') +
-      (op.stop === undefined ? ` / ${op.problem}` : '');
+    const key = groupKeyOf(op);
     const list = byKey.get(key);
     if (list === undefined) byKey.set(key, [op]);
     else list.push(op);

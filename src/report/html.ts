@@ -1,15 +1,17 @@
 // report.html: everything about one run in a single file a user opens from the run directory
 // with no server and no network — the verdict table with each check's evidence, charts of
 // the signals with fault windows shaded, the hung or slowest invocations with their trace
-// waterfall, and the seed and replay command. Pure: same input, same bytes.
+// waterfall, and the seed and replay command; a failing run with a diagnosis opens with the
+// "Why it failed" panel (html-diagnosis). Pure: same input, same bytes.
 //
 //   RunData + verdicts + spans ─▶ chart columns (chart-data) ┐
 //                                 notable invocations        ├─▶ HTML + inlined uPlot + client script
 //                                 waterfalls (html-waterfall)┘
-import { combineVerdicts, type CheckResult, type Evidence } from '../run-data/verdict.js';
+import { combineVerdicts, type CheckResult, type Diagnosis, type Evidence } from '../run-data/verdict.js';
 import { pairOps, runEndMs, type RunData, type SeriesSample } from '../run-data/run-data.js';
 import type { RunSpan as SpanRecord } from '../run-data/spans.js';
 import { buildCharts, type ChartSpec } from './chart-data.js';
+import { invocationAnchor, whyExamples, whySection, type WhyExample } from './html-diagnosis.js';
 import { escapeHtml as h, jsonForScript } from './html-escape.js';
 import { fmtMs, renderHtmlWaterfall, spansForInvocation, type EpochFaultWindow } from './html-waterfall.js';
 import { notableInvocations, type NotableInvocation } from './invocations.js';
@@ -26,6 +28,8 @@ export interface ReportHtmlInput {
   /** Problems of the run itself (from verdict.json). */
   runErrors?: readonly string[];
   durationMs?: number;
+  /** Why the run failed (verdict.json "diagnosis"): the panel at the top; absent, no panel. */
+  diagnosis?: Diagnosis;
 }
 
 /** Bounds so a huge run still gives a file a browser opens. */
@@ -46,9 +50,16 @@ export function renderReportHtml(input: ReportHtmlInput): string {
   const assets = loadReportAssets();
   const endMs = runEndMs(run);
   const notable = notableInvocations(run, verdicts);
+  let examples: WhyExample[] = [];
+  if (input.diagnosis !== undefined) {
+    const why = whyExamples(run, input.diagnosis, input.spans ?? [], notable.list);
+    examples = why.examples;
+    notable.list.push(...why.added);
+  }
   const anchors = new Map<string, string>();
   for (const n of notable.list)
-    if (n.invocationId !== undefined) anchors.set(n.invocationId, `inv-${n.pair.invoke.opId}`);
+    if (n.invocationId !== undefined && !anchors.has(n.invocationId))
+      anchors.set(n.invocationId, invocationAnchor(n.pair.invoke.opId));
   const client: ClientData = {
     charts: buildCharts(run),
     faults: run.faults.map((f) => ({
@@ -77,6 +88,7 @@ export function renderReportHtml(input: ReportHtmlInput): string {
 <body>
 <main>
 ${header(input, overall, endMs, notable.hungTotal)}
+${whySection(input.diagnosis, examples, anchors, (input.spans ?? []).length > 0)}
 ${checksSection(verdicts, anchors)}
 ${chartsSection(client.charts)}
 ${faultsSection(run)}
@@ -267,6 +279,11 @@ function invocationsSection(
     hungTotal > 0
       ? `<p><b>${hungTotal}</b> op(s) never ended${hungTotal > shownHung ? `; the first ${shownHung} are shown` : ''}, then the ops failed checks name and the slowest ones.</p>`
       : '<p>No op was left hanging; the slowest ops (and any a failed check names) are shown.</p>';
+  const examples = list.filter((n) => n.reason === 'example').length;
+  const exampleNote =
+    examples > 0
+      ? `<p class="muted">${examples} op(s) marked example stand for a group of "Why it failed" none of whose ops is listed otherwise.</p>`
+      : '';
   const sections = list.map((n) => {
     const { invoke, end } = n.pair;
     const outcome =
@@ -279,7 +296,7 @@ function invocationsSection(
       spans.length === 0
         ? '<p class="muted">No spans were recorded for this run.</p>'
         : renderHtmlWaterfall(mine, faults);
-    return `<section class="invocation" id="inv-${invoke.opId}" data-reason="${n.reason}" data-invocation-id="${h(n.invocationId ?? '')}">
+    return `<section class="invocation" id="${invocationAnchor(invoke.opId)}" data-reason="${n.reason}" data-invocation-id="${h(n.invocationId ?? '')}">
 <h3><span class="badge ${n.reason}">${n.reason}</span> <span>op ${invoke.opId} · ${h(invoke.kind)} · ${h(req)}</span></h3>
 <div class="meta">
 <div><span>invocation</span><code>${h(n.invocationId ?? '–')}</code></div>
@@ -294,5 +311,5 @@ ${waterfall}
   });
   const none = list.length === 0 ? '<p class="muted">The history holds no ops.</p>' : '';
   return `<h2>Invocations</h2>
-<div id="invocations">${intro}${sections.join('\n')}${none}</div>`;
+<div id="invocations">${intro}${exampleNote}${sections.join('\n')}${none}</div>`;
 }

@@ -1,10 +1,11 @@
 // Picks the invocations worth a closer look in report.html: every op that never ended (hung),
 // the ops a failed check names in its evidence, then the slowest ops that did end — bounded,
-// so a run with thousands of hung clients still gives a readable report.
+// so a run with thousands of hung clients still gives a readable report. The "why it failed"
+// panel adds one example op per diagnosis group it shows, when none of the group is listed.
 import type { CheckResult } from '../run-data/verdict.js';
 import { invocationIdOf, pairOps, runEndMs, type PairedOp, type RunData } from '../run-data/run-data.js';
 
-export type InvocationReason = 'hung' | 'evidence' | 'slowest';
+export type InvocationReason = 'hung' | 'evidence' | 'slowest' | 'example';
 
 export interface NotableInvocation {
   pair: PairedOp;
@@ -37,13 +38,8 @@ export function notableInvocations(
   const maxSlowest = options.maxSlowest ?? 5;
   const endMs = runEndMs(run);
   const pairs = pairOps(run.history);
-  const describe = (pair: PairedOp, reason: InvocationReason): NotableInvocation => ({
-    pair,
-    reason,
-    invocationId: invocationIdOf(pair),
-    traceId: pair.end?.traceId ?? pair.invoke.traceId,
-    durationMs: (pair.end?.timeMs ?? Math.max(endMs, pair.invoke.timeMs)) - pair.invoke.timeMs,
-  });
+  const describe = (pair: PairedOp, reason: InvocationReason): NotableInvocation =>
+    describeInvocation(pair, reason, endMs);
   const hung = pairs.filter((p) => p.end === undefined);
   const list = hung.slice(0, maxHung).map((p) => describe(p, 'hung'));
   const taken = new Set(list.map((n) => n.pair.invoke.opId));
@@ -68,4 +64,19 @@ export function notableInvocations(
     .slice(0, maxSlowest);
   list.push(...slowest);
   return { list, hungTotal: hung.length };
+}
+
+/** One op as the invocations section lists it; `endMs` is the run's end (a hung op lasts until then). */
+export function describeInvocation(
+  pair: PairedOp,
+  reason: InvocationReason,
+  endMs: number,
+): NotableInvocation {
+  return {
+    pair,
+    reason,
+    invocationId: invocationIdOf(pair),
+    traceId: pair.end?.traceId ?? pair.invoke.traceId,
+    durationMs: (pair.end?.timeMs ?? Math.max(endMs, pair.invoke.timeMs)) - pair.invoke.timeMs,
+  };
 }

@@ -48,5 +48,28 @@ tr.span-error td { color: var(--fail); }
 .wf-bar.wf-open { background: repeating-linear-gradient(45deg, #ff7f0e 0 4px, #ffd8b0 4px 8px); border-radius: 2px 0 0 2px; }
 tr.span-open td { font-style: italic; }
 .wf-fault { position: absolute; top: 0; bottom: 0; background: hsla(0, 85%, 55%, 0.14); }
+.badge.example { background: #00695c; }
+section.invocation:target { outline: 3px solid #1565c0; outline-offset: 2px; }
+section.why { background: #fff; border: 1px solid var(--line); border-left: 5px solid var(--fail); padding: 4px 16px 10px; margin: 16px 0; }
+section.why h2 { margin-top: 8px; }
+ol.why-groups { padding-left: 1.4em; margin: 0; }
+li.why-group { margin: 10px 0 16px; }
+li.why-group:target { outline: 2px solid #1565c0; outline-offset: 4px; }
+p.why-sentence { font-weight: 600; margin: 0 0 6px; }
+dl.why-facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 4px 0 8px; }
+dl.why-facts dt { color: var(--muted); }
+dl.why-facts dd { margin: 0; }
+ul.why-fault-list { margin: 0; padding: 0; list-style: none; display: flex; flex-wrap: wrap; gap: 2px 14px; }
+.why-leadership { margin: 6px 0; }
+.lead-head { display: flex; justify-content: space-between; font-size: 12px; }
+.lead-strip { position: relative; height: 22px; background: #f4f4f4; border: 1px solid var(--line); overflow: hidden; }
+.lead-strip.lead-faults { height: 16px; border-top: 0; background: #fff; }
+.lead-seg, .lead-fault { position: absolute; top: 0; bottom: 0; overflow: hidden; white-space: nowrap; text-overflow: ellipsis; font-size: 11.5px; line-height: 20px; padding: 0 4px; border-right: 1px solid #fff; }
+.lead-seg.lead-none { background: repeating-linear-gradient(45deg, #fdecea 0 6px, #f8c9c4 6px 12px); color: var(--fail); font-weight: 600; }
+.lead-seg.lead-split { background: #ffe0b2; color: #8a4b00; font-weight: 600; }
+.lead-fault { background: hsla(0, 85%, 55%, 0.18); color: #7f1d1d; font-size: 10.5px; line-height: 14px; }
+p.lead-words { font-size: 12px; color: var(--muted); margin: 2px 0 0; }
+p.why-example { margin: 6px 0 2px; }
+pre.why-trace { margin: 2px 0 0; padding: 3px 8px; display: inline-block; }
 footer { margin-top: 32px; font-size: 12px; color: var(--muted); }
 `;

@@ -29,6 +29,7 @@ export function writeReportHtml(runDir: string, run: RunData, verdict: VerdictFi
       replayCommand: verdict.replay,
       runErrors: verdict.runErrors,
       durationMs: verdict.durationMs,
+      ...(verdict.diagnosis !== undefined ? { diagnosis: verdict.diagnosis } : {}),
     });
     writeFileSync(path, html);
     return undefined;
