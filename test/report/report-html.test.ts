@@ -1,8 +1,9 @@
 // Browser test of report.html: writes a run directory the way the runner does (verdict.json,
 // spans.jsonl, report.html), opens the report from file:// in Debian's Chromium through
 // playwright-core, and checks what a user would see — charts drawn, fault windows shaded and
-// listed, the verdict table equal to verdict.json, the hung invocation's waterfall — with no
-// console error and no request but the file itself. Saves artifacts/report.png.
+// listed, the verdict table equal to verdict.json, the hung invocation's waterfall, the "Why
+// it failed" panel of the run's diagnosis (its link scrolls to the example op's waterfall) —
+// with no console error and no request but the file itself. Saves artifacts/report.png.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,6 +21,7 @@ import {
   runCheckers,
   type CheckResult,
 } from '../../src/checkers/index.js';
+import { diagnose } from '../../src/diagnose/index.js';
 import { buildVerdict, writeReport, type VerdictFile } from '../../src/report/write-report.js';
 import { HUNG_INVOCATION, SLOW_INVOCATION, sampleRun, sampleSpans } from './sample-run.js';
 
@@ -83,9 +85,12 @@ async function waitFor(page: Page, expression: string, timeoutMs = 30_000): Prom
   }
 }
 
-/** A run directory as the runner leaves it; `probe` adds a check whose name and summary are markup. */
+/**
+ * A run directory as the runner leaves it (the run holds its spans, the checks' diagnosis is in
+ * verdict.json); `probe` adds a check whose name and summary are markup.
+ */
 function writeSampleRunDir(dir: string, probe: boolean): VerdictFile {
-  const run = sampleRun();
+  const run = { ...sampleRun(), spans: sampleSpans() };
   writeFileSync(
     join(dir, 'spans.jsonl'),
     sampleSpans()
@@ -105,9 +110,11 @@ function writeSampleRunDir(dir: string, probe: boolean): VerdictFile {
       summary: 'a <b>name</b> & "quotes"',
       evidence: { details: {} },
     });
+  const diagnosis = diagnose(run, checks);
   const verdict = buildVerdict(run, checks, {
     durationMs: 20_200,
     replay: `npx limbo run chaos/leader-kill.ts --target reference --seed ${run.seed}`,
+    ...(diagnosis !== undefined ? { diagnosis } : {}),
   });
   writeReport(dir, run, verdict);
   return verdict;
@@ -209,6 +216,49 @@ test(
     assert.equal(verdict.verdict, 'fail', 'the sample run leaves a client hanging');
     assert.equal(await page.locator('img').count(), 0, 'a check name became markup');
     assert.equal(await page.evaluate<unknown>('window.__pwned'), undefined);
+
+    // why it failed: the panel above the verdict table, the top group's sentence, the leadership
+    // strip with its gap, and the example op's link, which brings its waterfall into view
+    const why = page.locator('#why');
+    assert.equal(await why.isVisible(), true);
+    const top = verdict.diagnosis?.groups[0];
+    assert.ok(top, 'the sample run has a diagnosis');
+    assert.equal(await page.locator('#why-1 .why-sentence').textContent(), top.sentence);
+    assert.match(top.sentence, /^1 call left hanging, stopped at ingress-1 in "ingress Submit attempt"/);
+    const whyBox = await why.boundingBox();
+    const checksBox = await page.locator('#checks').boundingBox();
+    assert.ok(whyBox !== null && checksBox !== null && whyBox.y < checksBox.y, 'the panel comes first');
+    const gap = page.locator('#why-1 .lead-seg.lead-none');
+    assert.equal(await gap.isVisible(), true);
+    assert.equal(await gap.textContent(), 'no leader');
+    assert.ok(((await gap.boundingBox())?.width ?? 0) >= 3, 'the gap is drawn');
+    assert.equal(await page.locator('#why-1 .lead-seg.lead-led').count(), 2);
+    assert.equal(await page.locator('#why-1 .lead-fault').textContent(), 'kill@processor-1');
+    const link = page.locator('#why-1 a.why-example-link');
+    const href = await link.getAttribute('href');
+    assert.match(href ?? '', /^#inv-\d+$/);
+    const target = page.locator(`section.invocation${href}`);
+    assert.equal(await target.getAttribute('data-invocation-id'), HUNG_INVOCATION);
+    const viewport = await page.evaluate<number>('window.innerHeight');
+    const unseen = await target.boundingBox();
+    assert.ok(unseen !== null && unseen.y > viewport, 'the waterfall starts out of view');
+    await link.click();
+    await waitFor(page, `location.hash === ${JSON.stringify(href)}`);
+    await waitFor(
+      page,
+      `document.querySelector(${JSON.stringify(`section.invocation${href}`)}).getBoundingClientRect().top < 50`,
+    );
+    const shown = await target.locator('table.waterfall').boundingBox();
+    assert.ok(
+      shown !== null && shown.y >= 0 && shown.y < viewport,
+      `the waterfall is in view at ${shown?.y}`,
+    );
+    assert.equal(await target.locator('tr.span-row').first().isVisible(), true);
+    assert.equal(
+      await page.evaluate<boolean>(`document.querySelector(${JSON.stringify(href)}).matches(':target')`),
+      true,
+    );
+    await page.evaluate('window.scrollTo(0, 0)');
 
     // evidence is collapsed until opened
     const failing = page.locator('#checks tr.check[data-verdict="fail"]').first();

@@ -1,7 +1,8 @@
 // A realistic hand-made run for report tests: a 20 s leader-kill run on one ingress, three
 // processors and two partitions, scraped every 250 ms. The leader of partition 0 is killed
 // from 5 s to 8 s (its counters reset on restart), a latency toxic slows processor-2 and a
-// link goes down; one call invoked during the kill never ends, and spans exist for it.
+// link goes down; one call invoked during the kill never ends, and spans exist for it. The
+// leadership probe says who led each partition (partition 0 has no leader for a moment).
 import type { FaultWindow, HistoryOp, RunData, SeriesSample } from '../../src/run-data/run-data.js';
 import type { SpanRecord } from '../../src/observe/otlp-receiver.js';
 
@@ -89,6 +90,10 @@ export function sampleRun(): RunData {
     value: number,
   ): void => {
     series.push({ service, name, labels, tMs, value });
+  };
+  const leader = (node: string, partition: string, tMs: number, leads: boolean, epoch: number): void => {
+    push(node, 'limbo_processor_is_leader', { partition }, tMs, leads ? 1 : 0);
+    push(node, 'limbo_processor_leader_epoch', { partition }, tMs, epoch);
   };
   const resends: Record<string, number> = {};
   const attempts: Record<string, number> = {};
@@ -202,6 +207,14 @@ export function sampleRun(): RunData {
       changes.ctrlFailure,
     );
     push('runner', 'limbo_workload_pending', {}, t, Math.round(pendingCall * 1.4 + rnd() * 2) + hungOpen);
+    // the leadership probe: processor-1 leads partition 0 at epoch 3 until it is killed (its
+    // last scrape, as the kill lands, reports it no longer leading), nobody does until
+    // processor-2 takes over at epoch 4 from 5.3 s; processor-2 leads partition 1 throughout
+    const p2LeadsP0 = t >= 5300;
+    if (!killed || t === 5000) leader('processor-1', '0', t + 3, t < 5000, t < 5000 ? 3 : 0);
+    leader('processor-2', '0', t + 5, p2LeadsP0, p2LeadsP0 ? 4 : 0);
+    leader('processor-2', '1', t + 5, true, 2);
+    leader('processor-3', '0', t + 7, false, 0);
   }
 
   return {
