@@ -13,7 +13,7 @@
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import type { Span, Tracer } from '@opentelemetry/api';
-import { clientServiceName } from '../protocol/names.js';
+import { clientServiceName, runnerServiceName, spanAttributes as A, spanNames } from '../protocol/names.js';
 import { runFiles } from '../run-data/files.js';
 import type { RunData, RunSpan } from '../run-data/run-data.js';
 import { silentLogger } from '../telemetry/logger.js';
@@ -111,7 +111,7 @@ export async function startSpanSink(options: SpanSinkOptions): Promise<StartedSp
   // The runner's own spans go straight into its receiver when it has one; else over OTLP.
   const tracerOf = (service: string): Tracing =>
     receiver !== undefined ? inProcessTracing(service, receiver) : createTracing(service, silentLogger, env);
-  const tracing = tracerOf('runner');
+  const tracing = tracerOf(runnerServiceName);
   const client = tracerOf(clientServiceName);
   const open = new Map<string, Span>();
   let stopped: Promise<void> | undefined;
@@ -144,8 +144,8 @@ export async function startSpanSink(options: SpanSinkOptions): Promise<StartedSp
       if (on) {
         open.set(
           key,
-          tracing.tracer.startSpan(`fault ${fault}`, {
-            attributes: { 'limbo.fault': fault, 'limbo.fault.target': target, 'limbo.seed': seed },
+          tracing.tracer.startSpan(spanNames.faultWindow(fault), {
+            attributes: { [A.fault]: fault, [A.faultTarget]: target, [A.seed]: seed },
           }),
         );
       } else {

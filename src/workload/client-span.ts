@@ -8,7 +8,7 @@
 //   op its client gave up on ─▶ span ended, outcome info, error code aborted
 import { randomBytes } from 'node:crypto';
 import { SpanKind, SpanStatusCode, type Tracer } from '@opentelemetry/api';
-import { spanAttributes as A } from '../protocol/names.js';
+import { spanAttributes as A, spanNames } from '../protocol/names.js';
 import type { OpKind } from '../run-data/run-data.js';
 import { traceparentOf } from '../telemetry/tracing.js';
 import type { Completion } from './history.js';
@@ -28,7 +28,7 @@ export function startClientSpan(
   process: number,
   invocationId: string | undefined,
 ): ClientSpan {
-  const span = tracer?.startSpan(`client ${kind}`, {
+  const span = tracer?.startSpan(spanNames.clientOp(kind), {
     kind: SpanKind.CLIENT,
     attributes: {
       [A.opKind]: kind,
@@ -57,7 +57,7 @@ export function startClientSpan(
         span.setAttribute(A.invocationId, c.invocationId);
       span.setAttribute(A.opOutcome, c.type);
       if (c.error !== undefined) span.setAttribute(A.opErrorCode, c.error.code);
-      if (c.response?.status !== undefined) span.setAttribute('http.response.status_code', c.response.status);
+      if (c.response?.status !== undefined) span.setAttribute(A.httpStatus, c.response.status);
       if (c.type !== 'ok')
         span.setStatus({ code: SpanStatusCode.ERROR, message: c.error?.message ?? c.type });
       span.end();

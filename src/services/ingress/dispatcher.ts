@@ -16,7 +16,7 @@ import type { ResendReason } from '../../protocol/names.js';
 import { grpc } from '../../protocol/grpc.js';
 import type * as w from '../../protocol/wire.js';
 import { SpanKind, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
-import { spanAttributes as A } from '../../protocol/names.js';
+import { spanAttributes as A, spanNames, type IngressRpc } from '../../protocol/names.js';
 import type { Logger } from '../../telemetry/logger.js';
 import type { BugName } from '../bugs.js';
 import { contextOf, traceparentOf } from '../../telemetry/tracing.js';
@@ -86,7 +86,7 @@ export class Dispatcher {
   }
 
   private async withResends<R extends { result: string }>(
-    rpc: string,
+    rpc: IngressRpc,
     partition: number,
     invocationId: string,
     signal: AbortSignal,
@@ -129,7 +129,7 @@ export class Dispatcher {
         let final: Error | undefined;
         attempt++;
         const span = this.o.tracer.startSpan(
-          `ingress ${rpc} attempt`,
+          spanNames.ingressAttempt(rpc),
           {
             kind: SpanKind.CLIENT,
             attributes: {
@@ -138,7 +138,7 @@ export class Dispatcher {
               [A.attempt]: attempt,
               [A.resendReason]: reason,
               [A.leaderEpoch]: route?.epoch ?? 0,
-              'limbo.target.address': address,
+              [A.targetAddress]: address,
             },
           },
           contextOf(parent),

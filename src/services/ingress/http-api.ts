@@ -14,7 +14,12 @@ import { isInvocationId, makeInvocationId } from '../../protocol/ids.js';
 import { checkHandlerInput, checkIdempotencyKey, checkKey, limits } from '../../protocol/limits.js';
 import type * as w from '../../protocol/wire.js';
 import { SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
-import { INVOCATION_ID_HEADER, TRACE_ID_HEADER, spanAttributes as A } from '../../protocol/names.js';
+import {
+  INVOCATION_ID_HEADER,
+  TRACE_ID_HEADER,
+  spanAttributes as A,
+  spanNames,
+} from '../../protocol/names.js';
 import { contextFromTraceparent, traceparentOf, type Tracing } from '../../telemetry/tracing.js';
 import type { Dispatcher, SubmitInput } from './dispatcher.js';
 import type { LegacyDispatcher } from './legacy-dispatcher.js';
@@ -88,17 +93,17 @@ export class IngressApi {
     });
     let invocationId: string | undefined;
     const span = this.tracing.tracer.startSpan(
-      `ingress ${kind}`,
+      spanNames.ingressRequest(kind),
       {
         kind: SpanKind.SERVER,
-        attributes: { 'http.request.method': req.method ?? '', 'url.path': url.pathname },
+        attributes: { [A.httpMethod]: req.method ?? '', [A.urlPath]: url.pathname },
       },
       contextFromTraceparent(headerValue(req.headers.traceparent)),
     );
     if (this.tracing.enabled) res.setHeader(TRACE_ID_HEADER, span.spanContext().traceId);
     const finish = (outcome: string, status: number): void => {
-      span.setAttribute('http.response.status_code', status);
-      span.setAttribute('limbo.outcome', outcome);
+      span.setAttribute(A.httpStatus, status);
+      span.setAttribute(A.outcome, outcome);
       if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: outcome });
       span.end();
       clearTimeout(deadline);

@@ -23,7 +23,7 @@ import { lockDataDir } from './data-dir-lock.js';
 import { ensureDir } from './ensure-dir.js';
 import { MetadataStore } from './metadata-store.js';
 import { createTracing, type Tracing } from '../../telemetry/tracing.js';
-import { spanAttributes as A } from '../../protocol/names.js';
+import { spanAttributes as A, spanNames } from '../../protocol/names.js';
 import { endSpan, startLogSpan, traceparentFrom, traced } from './log-spans.js';
 import type { Tracer } from '@opentelemetry/api';
 import {
@@ -168,12 +168,12 @@ export async function startLogServer(options: LogServerOptions): Promise<Started
     onLeaderChange: (p, reason, change) => {
       metrics.leaderChanged(p, reason);
       if (change !== undefined)
-        startLogSpan(tracing.tracer, 'log fence epoch', node, {
+        startLogSpan(tracing.tracer, spanNames.logFenceEpoch, node, {
           [A.partition]: p,
           [A.leaderEpoch]: change.epoch,
-          'limbo.fence.from': change.from,
-          'limbo.fence.leader': change.to,
-          'limbo.fence.reason': reason,
+          [A.fenceFrom]: change.from,
+          [A.fenceLeader]: change.to,
+          [A.fenceReason]: reason,
         }).end();
     },
     onTable: (t) => {
@@ -287,14 +287,14 @@ function logHandlers(
     const span = tracing
       ? startLogSpan(
           tracer,
-          'log append',
+          spanNames.logAppend,
           node,
           { [A.partition]: req.partition, [A.logRecords]: req.records.length },
           traceparent,
         )
       : undefined;
     const answer = (err: Error | undefined, firstLsn: number, lastLsn: number): void => {
-      if (span !== undefined) endSpan(span, err, { 'limbo.lsn.first': firstLsn, [A.lsn]: lastLsn });
+      if (span !== undefined) endSpan(span, err, { [A.lsnFirst]: firstLsn, [A.lsn]: lastLsn });
       if (
         err !== undefined &&
         Number.isInteger(req.partition) &&
@@ -393,7 +393,7 @@ function logHandlers(
   };
   const getTail = unaryHandler<w.GetTailRequest, w.GetTailResponse>((req, md) =>
     traced(
-      startLogSpan(tracer, 'log get_tail', node, { [A.partition]: req.partition }, traceparentFrom(md)),
+      startLogSpan(tracer, spanNames.logGetTail, node, { [A.partition]: req.partition }, traceparentFrom(md)),
       () => ({ tailLsn: store.partition(req.partition).tailLsn }),
       (res) => ({ [A.lsn]: res.tailLsn }),
     ),
@@ -414,7 +414,7 @@ function logHandlers(
     // One span per tail stream: open while the processor tails (the ledger shows it if the log dies).
     const span = startLogSpan(
       tracer,
-      'log read',
+      spanNames.logRead,
       node,
       { [A.partition]: call.request.partition, [A.logFromLsn]: call.request.fromLsn },
       traceparentFrom(call.metadata),
@@ -464,13 +464,13 @@ function logHandlers(
       () => {
         if (!signal.aborted)
           call.emit('error', toServiceError(new LogServerError('E_STOPPED', 'log server is stopping')));
-        span.setAttributes({ 'limbo.log.entries': sent, [A.lsn]: next - 1 }).end();
+        span.setAttributes({ [A.logEntries]: sent, [A.lsn]: next - 1 }).end();
         done();
       },
       (err: unknown) => {
         if (!signal.aborted) call.emit('error', toServiceError(err));
         span
-          .setAttributes({ 'limbo.log.entries': sent, [A.lsn]: next - 1 })
+          .setAttributes({ [A.logEntries]: sent, [A.lsn]: next - 1 })
           .setStatus({ code: 2, message: err instanceof Error ? err.message : String(err) })
           .end();
         done();
@@ -502,20 +502,20 @@ function controllerHandlers(
       return traced(
         startLogSpan(
           tracer,
-          'log fence cas_leader',
+          spanNames.logFenceCasLeader,
           node,
           {
             [A.partition]: req.partition,
-            'limbo.fence.node': req.leaderNode,
-            'limbo.fence.expected_epoch': req.expectedEpoch,
+            [A.fenceNode]: req.leaderNode,
+            [A.fenceExpectedEpoch]: req.expectedEpoch,
           },
           traceparentFrom(md),
         ),
         () => controller.compareAndSwapLeader(req),
         (res) => ({
-          'limbo.fence.ok': res.ok,
+          [A.fenceOk]: res.ok,
           [A.leaderEpoch]: res.epoch,
-          'limbo.fence.leader': res.leaderNode,
+          [A.fenceLeader]: res.leaderNode,
         }),
       );
     },
@@ -526,13 +526,13 @@ function controllerHandlers(
       return traced(
         startLogSpan(
           tracer,
-          'log fence transfer',
+          spanNames.logFenceTransfer,
           node,
-          { [A.partition]: req.partition, 'limbo.fence.node': req.node },
+          { [A.partition]: req.partition, [A.fenceNode]: req.node },
           traceparentFrom(md),
         ),
         async () => ({ assignment: await controller.transferLeadership(req.partition, req.node) }),
-        (res) => ({ [A.leaderEpoch]: res.assignment.epoch, 'limbo.fence.leader': res.assignment.leaderNode }),
+        (res) => ({ [A.leaderEpoch]: res.assignment.epoch, [A.fenceLeader]: res.assignment.leaderNode }),
       );
     },
   );

@@ -9,7 +9,7 @@
 //   CAS / transfer        ──────────────▶ `log fence` (partition, node, epoch, outcome)
 import { SpanKind, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
 import type { grpc } from '../../protocol/grpc.js';
-import { spanAttributes as A } from '../../protocol/names.js';
+import { spanAttributes as A, type SpanName } from '../../protocol/names.js';
 import { contextFromTraceparent } from '../../telemetry/tracing.js';
 
 /** The caller's trace context from gRPC metadata ('' when it sent none). */
@@ -20,7 +20,7 @@ export function traceparentFrom(metadata: grpc.Metadata | undefined): string {
 
 export function startLogSpan(
   tracer: Tracer,
-  name: string,
+  name: SpanName,
   node: string,
   attributes: Record<string, string | number | boolean>,
   traceparent = '',

@@ -11,7 +11,7 @@
 import { lookupHandler } from '../../protocol/catalogue.js';
 import type { EndRecord } from '../../protocol/records.js';
 import { SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
-import { spanAttributes as A } from '../../protocol/names.js';
+import { spanAttributes as A, spanNames } from '../../protocol/names.js';
 import type { Logger } from '../../telemetry/logger.js';
 import { contextFromTraceparent } from '../../telemetry/tracing.js';
 import { Backoff, sleep } from '../../util/backoff.js';
@@ -107,7 +107,7 @@ export class Invoker {
   private async run(inv: InvocationState): Promise<void> {
     const signal = this.abort.signal;
     const span = this.options.tracer.startSpan(
-      `invoke ${inv.service}/${inv.handler}`,
+      spanNames.invoke(inv.service, inv.handler),
       {
         attributes: {
           [A.invocationId]: inv.invocationId,
@@ -124,7 +124,7 @@ export class Invoker {
       end = await this.attempt(inv, ++attempt, signal);
       if (end === undefined) await sleep(backoff.next(), signal).catch(() => undefined);
     }
-    span.setAttribute('limbo.handler.attempts', attempt);
+    span.setAttribute(A.handlerAttempts, attempt);
     backoff.reset();
     while (end !== undefined && !signal.aborted) {
       try {

@@ -18,7 +18,7 @@ import type { LogClient } from '../../protocol/grpc.js';
 import { decodeRecord, encodeRecord, type LogRecord } from '../../protocol/records.js';
 import type * as w from '../../protocol/wire.js';
 import { SpanKind, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
-import { spanAttributes as A, type Protocol } from '../../protocol/names.js';
+import { spanAttributes as A, spanNames, type Protocol, type SpanName } from '../../protocol/names.js';
 import type { Logger } from '../../telemetry/logger.js';
 import { lookupHandler } from '../../protocol/catalogue.js';
 import { noBugs, type BugName } from '../bugs.js';
@@ -352,7 +352,7 @@ export class PartitionReplica {
     // every span is a no-op, and building one with its context costs ~1 % of a leader's CPU.
     const span = parent?.isRecording()
       ? this.o.tracer.startSpan(
-          `log append ${record.type}`,
+          spanNames.processorAppend(record.type),
           {
             attributes: {
               [A.partition]: this.o.partition,
@@ -372,7 +372,7 @@ export class PartitionReplica {
           ...(span !== undefined ? { metadata: traceMetadata(span) } : {}),
         },
       );
-      span?.setAttribute('limbo.lsn', res.lastLsn);
+      span?.setAttribute(A.lsn, res.lastLsn);
       return res.lastLsn;
     } catch (err) {
       span?.setStatus({
@@ -477,14 +477,14 @@ export class PartitionReplica {
     if (this.role === 'leader' && (effect.kind === 'invoked' || effect.kind === 'ended')) {
       this.o.tracer
         .startSpan(
-          `apply ${record.type}`,
+          spanNames.apply(record.type),
           {
             attributes: {
               [A.invocationId]: effect.invocation.invocationId,
               [A.partition]: this.o.partition,
               [A.leaderEpoch]: this.epoch,
-              'limbo.lsn': entry.lsn,
-              'limbo.node': this.o.node,
+              [A.lsn]: entry.lsn,
+              [A.node]: this.o.node,
             },
           },
           contextFromTraceparent(effect.invocation.traceparent),
@@ -585,16 +585,16 @@ export class PartitionReplica {
   // ------------------------------------------------------------------ RPCs
 
   submit(req: w.SubmitRequest, signal?: AbortSignal): Promise<w.SubmitResponse> {
-    const span = this.rpcSpan('processor submit', req.invocationId, req.requestId, req.traceparent);
+    const span = this.rpcSpan(spanNames.processorSubmit, req.invocationId, req.requestId, req.traceparent);
     return this.endWith(span, this.submitInner(req, span, signal));
   }
 
   getOutput(req: w.GetOutputRequest, signal?: AbortSignal): Promise<w.GetOutputResponse> {
-    const span = this.rpcSpan('processor get_output', req.invocationId, req.requestId, '');
+    const span = this.rpcSpan(spanNames.processorGetOutput, req.invocationId, req.requestId, '');
     return this.endWith(span, this.getOutputInner(req, signal));
   }
 
-  private rpcSpan(name: string, invocationId: string, requestId: string, traceparent: string): Span {
+  private rpcSpan(name: SpanName, invocationId: string, requestId: string, traceparent: string): Span {
     return this.o.tracer.startSpan(
       name,
       {
@@ -603,8 +603,8 @@ export class PartitionReplica {
           [A.invocationId]: invocationId,
           [A.partition]: this.o.partition,
           [A.leaderEpoch]: this.epoch,
-          'limbo.node': this.o.node,
-          'limbo.request.id': requestId,
+          [A.node]: this.o.node,
+          [A.requestId]: requestId,
         },
       },
       contextFromTraceparent(traceparent),
@@ -615,7 +615,7 @@ export class PartitionReplica {
     return reply.then((r) => {
       const err = (r as { error?: w.RpcError }).error;
       if (r.result === 'error' && err) span.setStatus({ code: SpanStatusCode.ERROR, message: err.code });
-      span.setAttribute('limbo.reply', r.result);
+      span.setAttribute(A.reply, r.result);
       span.end();
       return r;
     });
