@@ -11,17 +11,17 @@
 // Needs the run's spans; on a target whose servers export none (e.g. Restate) the ghosts come
 // from what the server says of the hung invocations (run.serverInvocations, Restate's
 // sys_invocation status), the other two kinds can't be told, and with neither it is skipped.
-import { clientServiceName, spanAttributes as A } from '../protocol/names.js';
+import { clientServiceName, runnerServiceName, spanAttributes as A, spanNames } from '../protocol/names.js';
 import { invocationIdOf, pairOps, spanRunMs, type RunData, type RunSpan } from '../run-data/run-data.js';
 import { result, type Checker, type CheckResult } from './checker.js';
 import { notTraced } from './span-select.js';
 
 /** The name of the span a processor records when it applies an invocation's End record. */
-export const END_APPLIED_SPAN = 'apply end';
+export const END_APPLIED_SPAN = spanNames.apply('end');
 /** The processor's span around appending an End record to the log. */
-export const END_APPENDED_SPAN = 'log append end';
+export const END_APPENDED_SPAN = spanNames.processorAppend('end');
 /** The log server's span of one append. */
-export const LOG_APPEND_SPAN = 'log append';
+export const LOG_APPEND_SPAN = spanNames.logAppend;
 
 const MAX_LISTED = 100;
 const secs = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
@@ -72,7 +72,9 @@ export function noGhostCompletions(): Checker {
       const durableByInvocation = groupBy(durable, (d) => d.invocationId);
       const durableByTrace = groupBy(durable, (d) => d.span.traceId);
       const serverTraces = new Set(
-        spans.filter((s) => s.service !== clientServiceName && s.service !== 'runner').map((s) => s.traceId),
+        spans
+          .filter((s) => s.service !== clientServiceName && s.service !== runnerServiceName)
+          .map((s) => s.traceId),
       );
       const pairs = pairOps(run.history).filter((p) => p.invoke.request?.final !== true);
       const serverSays = run.serverInvocations ?? {};

@@ -4,6 +4,7 @@
 import { result, type Checker, type CheckResult } from './checker.js';
 import { expectSpans, notTraced, selectSpans, type SpanExpect, type SpanSelector } from './span-select.js';
 import type { RunData } from '../run-data/run-data.js';
+import { spanAttributes as A } from '../protocol/names.js';
 
 export interface TracesOptions {
   /** The check's name in the verdict (default `traces`). */
@@ -34,9 +35,7 @@ export function traces(options: TracesOptions): Checker {
       return result(name, 'fail', `${problems.length} problem(s): ${problems[0]!}`, {
         invocationIds: [
           ...new Set(
-            picked
-              .map((s) => s.attributes['limbo.invocation.id'])
-              .filter((i): i is string => typeof i === 'string'),
+            picked.map((s) => s.attributes[A.invocationId]).filter((i): i is string => typeof i === 'string'),
           ),
         ].slice(0, MAX_LISTED),
         traceIds,

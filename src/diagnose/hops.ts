@@ -2,7 +2,13 @@
 // op was last seen (the deadline for an op that never ended), or, for an op that ended, the
 // span where it spent the most time of its own (its duration less its children's). What that
 // span was waiting for is said from its name and attributes (docs/architecture.md#traces).
-import { clientServiceName, spanAttributes as A } from '../protocol/names.js';
+import {
+  clientServiceName,
+  logServerSpanNames,
+  spanAttributes as A,
+  spanNamePatterns,
+  spanNames,
+} from '../protocol/names.js';
 import { spanRunMs, type RunData, type RunSpan } from '../run-data/run-data.js';
 import type { Hop } from '../run-data/verdict.js';
 
@@ -120,7 +126,7 @@ function servicesOf(w: RunData['faults'][number]): readonly string[] {
 
 /** The log's side of an append or read stands for the call that made it: the caller is the hop. */
 function callerOfLogSide(t: Timed, all: readonly Timed[]): Timed {
-  if (!t.span.name.startsWith('log ') || !/^log(-\d+)?$/.test(t.span.service)) return t;
+  if (!logServerSpanNames.includes(t.span.name) || !/^log(-\d+)?$/.test(t.span.service)) return t;
   return all.find((c) => c.span.spanId === t.span.parentSpanId && c.span.service !== clientServiceName) ?? t;
 }
 
@@ -191,7 +197,7 @@ function partitionOf(timed: readonly Timed[]): number | undefined {
   return undefined;
 }
 
-const ATTEMPT = /^ingress (\S+) attempt$/;
+const ATTEMPT = spanNamePatterns.ingressAttempt;
 
 /** What the span an op stopped in was waiting for, in words. */
 function waitingFor(
@@ -214,7 +220,7 @@ function waitingFor(
     );
   }
   if (t.span.service === clientServiceName) return 'the ingress (no ingress span for this op)';
-  if (/^ingress /.test(name)) {
+  if (spanNamePatterns.ingressRequest.test(name)) {
     const attempts = all.filter((x) => ATTEMPT.test(x.span.name));
     if (attempts.length === 0)
       return `${p} answer, with no request to a processor in flight (a pushed reply)`;
@@ -222,9 +228,10 @@ function waitingFor(
     const reason = last.span.status.message !== '' ? `: ${last.span.status.message}` : '';
     return `a resend to ${p} leader (last of ${attempts.length} attempt(s) ended${reason})`;
   }
-  if (name === 'processor submit') return `${p} invocation to be applied on ${node}${epoch}`;
-  if (name === 'processor get_output') return `${p} invocation to end on ${node}${epoch}`;
-  if (name.startsWith('invoke ')) return `the handler's End to be appended by ${node}${epoch}`;
-  if (name.startsWith('log append')) return `the log to acknowledge an append${epoch}`;
+  if (name === spanNames.processorSubmit) return `${p} invocation to be applied on ${node}${epoch}`;
+  if (name === spanNames.processorGetOutput) return `${p} invocation to end on ${node}${epoch}`;
+  if (spanNamePatterns.invoke.test(name)) return `the handler's End to be appended by ${node}${epoch}`;
+  if (name === spanNames.logAppend || spanNamePatterns.processorAppend.test(name))
+    return `the log to acknowledge an append${epoch}`;
   return `"${name}" on ${t.span.service} to end`;
 }

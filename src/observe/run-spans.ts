@@ -6,6 +6,7 @@
 //   OTLP spans ─────────────────────────────┐
 //   ledger-only spans ─▶ mark (faults, phases) ┴─▶ RunSpan[] ─▶ run.spans (checkers), spans.jsonl
 import type { LedgerSpanRecord, SpanRecord } from './otlp-receiver.js';
+import { spanAttributes as A } from '../protocol/names.js';
 import {
   finalHealMs,
   runEndMs,
@@ -58,7 +59,7 @@ export function runSpans(
 ): RunSpan[] {
   const out: RunSpan[] = [...exported];
   for (const s of unexported) {
-    if (s.endMs !== null) out.push({ ...s, attributes: { ...s.attributes, 'limbo.span.source': 'ledger' } });
+    if (s.endMs !== null) out.push({ ...s, attributes: { ...s.attributes, [A.spanSource]: 'ledger' } });
     else out.push({ ...s, open: openSpanMark(s, run) });
   }
   return out;

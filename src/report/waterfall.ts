@@ -76,7 +76,7 @@ export function spanDetails(s: SpanRecord): string[] {
   if (epoch !== undefined && epoch !== 0) details.push(`epoch ${String(epoch)}`);
   if (s.open !== undefined) details.push(s.open.reason);
   else if (s.endMs === null) details.push('never ended');
-  if (s.attributes['limbo.span.source'] === 'ledger') details.push('ended, export lost');
+  if (s.attributes[A.spanSource] === 'ledger') details.push('ended, export lost');
   const outcome = s.attributes[A.opOutcome];
   if (outcome !== undefined) details.push(`client ${String(outcome)}`);
   if (s.status.code === 2) details.push(`ERROR ${s.status.message}`.trim());
