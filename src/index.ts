@@ -1,5 +1,5 @@
 // limbo's public API: what chaos suites and other programs import as `limbo`.
-export { metricNames, spanAttributes } from './protocol/names.js';
+export { metricNames, spanAttributes, spanNames } from './protocol/names.js';
 export type { ResendReason } from './protocol/names.js';
 
 // Suites
