@@ -32,7 +32,7 @@ export const allowed = {
   proxy: ['telemetry', 'protocol', 'util'],
   'run-data': ['protocol'],
   // code coverage of a run's processes: the hook they load, converting and merging the counts
-  coverage: ['run-data', 'util'],
+  coverage: ['run-data', 'protocol', 'util'],
   checkers: ['run-data', 'protocol', 'util'],
   observe: ['checkers', 'run-data', 'telemetry', 'protocol', 'util'],
   runtime: ['observe', 'proxy', 'run-data', 'telemetry', 'protocol', 'util'],

@@ -6,7 +6,8 @@ export const commandSummaries = {
   trace: "show one invocation's spans as a waterfall",
   explore: 'search random fault schedules for a failure; save each (shrunk) under seeds/',
   detect: 'measure detection power: run each bug switch against the suites that claim it',
-  coverage: "print what runs made with --coverage reached of limbo's own code, and the branches none took",
+  coverage:
+    "print the fault space runs covered and, for runs made with --coverage, what they reached of limbo's own code",
   soak: 'run every suite for N seeds and check for hangs, lost or duplicated effects and leaks',
   proxy: 'run the embedded Toxiproxy-compatible server (drop-in for toxiproxy-server)',
   serve: 'run one service of the reference cluster (log, processor, ingress)',

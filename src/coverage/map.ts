@@ -15,9 +15,14 @@ const MAX_DEPTH = 4;
 
 /** Every coverage.json at or under `paths` (a run directory, or a folder of them). */
 export function findCoverageFiles(paths: readonly string[]): string[] {
+  return findRunFiles(paths, runFiles.coverage);
+}
+
+/** Every file named `name` in a run directory at or under `paths` (a file given is taken as it is). */
+export function findRunFiles(paths: readonly string[], name: string): string[] {
   const out: string[] = [];
   const walk = (dir: string, depth: number): void => {
-    const file = join(dir, runFiles.coverage);
+    const file = join(dir, name);
     if (existsSync(file)) {
       out.push(file);
       return;
@@ -29,8 +34,9 @@ export function findCoverageFiles(paths: readonly string[]): string[] {
   };
   for (const p of paths) {
     if (!existsSync(p)) throw new Error(`no such file or folder: ${p}`);
-    if (statSync(p).isFile()) out.push(p);
-    else walk(p, 0);
+    if (statSync(p).isFile()) {
+      if (p.endsWith(name)) out.push(p);
+    } else walk(p, 0);
   }
   return [...new Set(out)].sort();
 }

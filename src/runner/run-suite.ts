@@ -8,6 +8,7 @@
 // Everything started is registered with the run's cleanup, so an error or Ctrl-C at any point
 // still stops every process, proxy and toxic. One seed drives the workload and the faults.
 import { convertRunCoverage, coverageEnv } from '../coverage/collect.js';
+import { faultSpaceOf, writeFaultSpace } from '../coverage/fault-space.js';
 import { faultsHitTraffic } from '../checkers/faults-hit-traffic.js';
 import { serviceLevels } from '../checkers/service-levels.js';
 import { runCheckersOn, result, type CheckResult, type Checker } from '../checkers/checker.js';
@@ -221,6 +222,7 @@ async function runOneSuite(suite: Suite, options: RunSuiteOptions): Promise<Suit
     await converge(ctx, workload, schedule);
     const checks = await check(ctx);
     const verdict = await report(ctx, checks);
+    saveFaultSpace(ctx);
     ctx.enter('done');
     return { runDir, verdict, run };
   } finally {
@@ -230,6 +232,15 @@ async function runOneSuite(suite: Suite, options: RunSuiteOptions): Promise<Suit
     await history.close();
     // After the cleanup: every process has exited and written its last counts.
     if (options.coverage === true) await saveCoverage(runDir, log);
+  }
+}
+
+/** The fault space the run covered (coverage/fault-space.ts); a failure to write it is only logged. */
+function saveFaultSpace(ctx: RunContext): void {
+  try {
+    writeFaultSpace(ctx.runDir, faultSpaceOf(ctx.run, ctx.testbed.target.linkKinds));
+  } catch (err) {
+    ctx.log(`fault space: not saved: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
 

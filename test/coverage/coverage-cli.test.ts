@@ -54,6 +54,10 @@ test('limbo run --coverage writes coverage.json; limbo coverage prints the files
     assert.match(shown.stdout, new RegExp(`^src/services/${file}\\s+\\d+\\.\\d%`, 'm'));
   assert.match(shown.stdout, /^total\s+\d+\.\d%\s+\d+\/\d+\s+\d+\.\d%\s+\d+\/\d+$/m);
   assert.match(shown.stdout, /branch arm\(s\) no run took, \d+ on error paths/);
+  // The fault space of the run: the leader kill met ops in flight, in a named phase.
+  assert.match(shown.stdout, /^fault space over 1 run\(s\) on reference: \d+ cell\(s\) met/m);
+  assert.match(shown.stdout, /^ {2}processor \(leader\)\s+kill 1$/m);
+  assert.match(shown.stdout, /^ {2}kill × processor \(leader\): \S.*\(\d+\)/m);
   // Other rooms the services load are there too, under their own prefix.
   assert.match(limbo('coverage', out, '--under', 'src/protocol/').stdout, /^src\/protocol\/\S+\.ts\s/m);
 });
@@ -86,7 +90,7 @@ test('bad input exits 2 with one line naming the problem', () => {
   mkdirSync(empty, { recursive: true });
   r = limbo('coverage', empty);
   assert.equal(r.status, 2);
-  assert.match(r.stderr, /no coverage\.json under .*empty: make the runs with --coverage/);
+  assert.match(r.stderr, /no runs under .*empty \(no coverage\.json or fault-space\.json\)/);
   r = limbo('run', join(fixtures, 'short-kill.ts'), '--coverage', '--runtime', 'docker');
   assert.equal(r.status, 2);
   assert.match(r.stderr, /--coverage needs the local runtime \(got --runtime docker\)/);
