@@ -16,31 +16,56 @@ export interface LeadershipChange {
 
 const MAX_TIMELINE = 300;
 
-/** Changes of each partition's leader set over time, from is-leader gauges (node = label or service). */
+/** A node's is-leader value stands this many of its scrape intervals after its last sample. */
+const STALE_SCRAPES = 3;
+
+/** The usual gap between two samples of one series (the median), 1 s when there are too few to tell. */
+function scrapeIntervalMs(samples: readonly RunData['series'][number][]): number {
+  const last = new Map<string, number>();
+  const gaps: number[] = [];
+  for (const s of samples) {
+    const key = `${s.labels['partition']}\0${s.labels['node'] ?? s.service}`;
+    const prev = last.get(key);
+    if (prev !== undefined && s.tMs > prev) gaps.push(s.tMs - prev);
+    last.set(key, s.tMs);
+  }
+  if (gaps.length < 3) return 1000;
+  gaps.sort((a, b) => a - b);
+  return gaps[Math.floor(gaps.length / 2)]!;
+}
+
+/**
+ * Changes of each partition's leader set over time, from is-leader gauges (node = label or
+ * service). A node's last value stands only while its samples keep coming: one whose samples
+ * stopped (killed, paused, cut off from the scraper) for more than STALE_SCRAPES of its own
+ * scrape intervals no longer counts as leading — a dead leader is not "both led" beside its
+ * successor.
+ */
 export function leadershipTimeline(run: RunData, untilMs = Number.POSITIVE_INFINITY): LeadershipChange[] {
   const samples = run.series
     .filter((s) => s.name === metricNames.processorIsLeader && s.labels['partition'] !== undefined)
     .filter((s) => s.tMs <= untilMs)
     .sort((a, b) => a.tMs - b.tMs);
-  const value = new Map<string, Map<string, number>>(); // partition → node → value
+  const staleMs = STALE_SCRAPES * scrapeIntervalMs(samples);
+  const value = new Map<string, Map<string, { v: number; tMs: number }>>(); // partition → node → last sample
   const shown = new Map<string, string>();
   const changes: LeadershipChange[] = [];
   // One scrape's samples share a time: apply them all before comparing, so a leader moving
   // from one node to another within a scrape is one change, not two.
   for (let i = 0; i < samples.length;) {
     const tMs = samples[i]!.tMs;
-    const touched = new Set<string>();
     for (; i < samples.length && samples[i]!.tMs === tMs; i++) {
       const s = samples[i]!;
       const p = s.labels['partition']!;
       let m = value.get(p);
-      if (m === undefined) value.set(p, (m = new Map<string, number>()));
-      m.set(s.labels['node'] ?? s.service, s.value);
-      touched.add(p);
+      if (m === undefined) value.set(p, (m = new Map<string, { v: number; tMs: number }>()));
+      m.set(s.labels['node'] ?? s.service, { v: s.value, tMs });
     }
-    for (const p of touched) {
-      const leaders = [...value.get(p)!]
-        .filter(([, v]) => v === 1)
+    // Every partition is looked at each scrape: a node going stale changes its partition's
+    // leaders even when nothing of that partition was sampled this time.
+    for (const [p, m] of value) {
+      const leaders = [...m]
+        .filter(([, last]) => last.v === 1 && tMs - last.tMs <= staleMs)
         .map(([n]) => n)
         .sort();
       if (shown.get(p) !== leaders.join()) {

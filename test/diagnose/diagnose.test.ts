@@ -61,18 +61,30 @@ function trace(
   return [root, ingress, ...more(ingress.spanId)];
 }
 
+/**
+ * A node's leadership gauges as the scraper samples them: at each point and every 250 ms from
+ * its first point to 14 s, each sample holding the value of the last point at or before it.
+ */
 function leader(b: RunBuilder, partition: number, node: string, points: [number, number, number][]): void {
+  const times = new Set(points.map(([t]) => t));
+  for (let t = points[0]![0]; t <= 14_000; t += 250) times.add(t);
+  const scraped = [...times]
+    .sort((x, y) => x - y)
+    .map((t): [number, number, number] => {
+      const at = points.filter(([p]) => p <= t).pop()!;
+      return [t, at[1], at[2]];
+    });
   b.sample(
     node,
     metricNames.processorIsLeader,
     { partition: String(partition), service: node },
-    points.map(([t, v]) => [t, v]),
+    scraped.map(([t, v]) => [t, v]),
   );
   b.sample(
     node,
     metricNames.processorLeaderEpoch,
     { partition: String(partition), service: node },
-    points.map(([t, , e]) => [t, e]),
+    scraped.map(([t, , e]) => [t, e]),
   );
 }
 
