@@ -46,7 +46,9 @@ export function subjectOf(w: FaultWindow, linkKinds: Readonly<Record<string, str
     const kind = linkKinds[w.target] ?? (from === 'client' ? 'client' : 'peer');
     return `${kind} link ${roleOf(from)}->${roleOf(to)}`;
   }
-  return `${roleOf(w.target)}${w.leader === true ? ' (leader)' : ''}`;
+  // A fault on several services at once names each role once (`processor-1,processor-2` → `processor`).
+  const roles = [...new Set(w.target.split(',').map((t) => roleOf(t.trim())))].join(',');
+  return `${roles}${w.leader === true ? ' (leader)' : ''}`;
 }
 
 /** A span's name without what varies by workload (a handler's `Service/handler`). */
@@ -160,6 +162,9 @@ export function mergeFaultSpaces(spaces: readonly FaultSpace[]): (FaultSpaceCell
 
 const isLink = (subject: string): boolean => subject.includes(' link ');
 
+/** A process subject's role, without its leadership mark. */
+const subjectRole = (subject: string): string => subject.replace(/ \(leader\)$/, '');
+
 /**
  * The map `limbo coverage` prints: what each subject met (fault kinds, with the fault windows
  * that met traffic on it), the fault kinds these runs used elsewhere but never on it (a link
@@ -188,6 +193,20 @@ export function formatFaultSpace(spaces: readonly FaultSpace[]): string {
     );
   const linkKinds = kindsOn(true);
   const processKinds = kindsOn(false);
+  // A process fault may exist for one role only (a fault hook inside the log, a leadership
+  // transfer): it counts as missing on a subject when the runs put it on that subject's role
+  // (the other leadership side) or on two roles or more (a kill, a pause: any process).
+  const rolesOf = new Map<string, Set<string>>();
+  for (const m of spaces.flatMap((sp) => sp.met))
+    if (!isLink(m.subject)) {
+      const roles = rolesOf.get(m.fault) ?? new Set<string>();
+      rolesOf.set(m.fault, roles.add(subjectRole(m.subject)));
+    }
+  const applies = (kind: string, subject: string): boolean => {
+    if (isLink(subject)) return linkKinds.has(kind);
+    const roles = rolesOf.get(kind);
+    return roles !== undefined && (roles.size >= 2 || roles.has(subjectRole(subject)));
+  };
   for (const u of spaces.flatMap((s) => s.unmet ?? []))
     if (!bySubject.has(u.subject)) bySubject.set(u.subject, new Map());
   const subjects = [...bySubject.keys()].sort();
@@ -205,14 +224,16 @@ export function formatFaultSpace(spaces: readonly FaultSpace[]): string {
   const missing = subjects
     .map((s) => {
       const met = bySubject.get(s)!;
-      const kinds = [...(isLink(s) ? linkKinds : processKinds)].filter((k) => !met.has(k)).sort();
+      const kinds = [...(isLink(s) ? linkKinds : processKinds)]
+        .filter((k) => !met.has(k) && applies(k, s))
+        .sort();
       return { s, kinds };
     })
     .filter((m) => m.kinds.length > 0);
   lines.push(
     '',
     missing.length === 0
-      ? 'not met: none (every fault kind these runs used met every subject of its sort)'
+      ? 'not met: none (every fault kind these runs used met every subject it applies to)'
       : 'not met: fault kinds these runs used, never met on this subject (situations no run created):',
   );
   for (const m of missing) lines.push(`  ${m.s.padEnd(width)}  ${m.kinds.join(', ')}`);

@@ -83,6 +83,7 @@ test('subjects: links by kind and roles, processes by role and leadership', () =
   );
   assert.equal(subjectOf({ ...w, fault: 'kill', target: 'processor-3' }), 'processor');
   assert.equal(subjectOf({ ...w, fault: 'kill', target: 'nats-2', leader: true }), 'nats (leader)');
+  assert.equal(subjectOf({ ...w, fault: 'follower-lag', target: 'processor-1,processor-2' }), 'processor');
 });
 
 test('limbo coverage prints what each subject met, the fault kinds never put on it, and the phases', () => {
@@ -96,10 +97,12 @@ test('limbo coverage prints what each subject met, the fault kinds never put on 
   assert.match(text, /^ {2}processor \(leader\)\s+kill 1$/m);
   assert.match(text, /^ {2}processor\s+pause 1$/m);
   assert.match(text, /^ {2}log\s+nothing \(its faults met no op\)$/m);
-  // Process faults used elsewhere, never on this subject: situations no run created.
-  assert.match(text, /^ {2}log\s+kill, pause$/m);
+  // Process faults put on this subject's role, never on this subject: situations no run created
+  // (a kill of a follower, a pause of the leader). Kill and pause met processors only: the log,
+  // another role, is not said to miss them.
   assert.match(text, /^ {2}processor \(leader\)\s+pause$/m);
   assert.match(text, /^ {2}processor\s+kill$/m);
+  assert.doesNotMatch(text.slice(text.indexOf('not met:')), /^ {2}log /m);
   // The only link fault kind met the only link subject: nothing missing there.
   const notMet = text.slice(text.indexOf('not met:'), text.indexOf('request phases met'));
   assert.doesNotMatch(notMet, /peer link/);
