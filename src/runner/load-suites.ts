@@ -4,7 +4,7 @@
 // sorted). Anything wrong is a UsageError naming the file.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { isSeedFileName, readSeedFile } from './seed-file.js';
+import { isSeedFileName, loadSeedFile, type SeedFile } from './seed-file.js';
 import { UsageError, messageOf } from '../util/errors.js';
 import { importTypeScript } from '../util/load-ts.js';
 import { isSuite, type Suite } from './suite.js';
@@ -12,6 +12,8 @@ import { isSuite, type Suite } from './suite.js';
 export interface LoadedSuite {
   file: string;
   suite: Suite;
+  /** A seed file's data as written (its recorded failure and replay rates); absent for suite files. */
+  seedFile?: SeedFile;
 }
 
 export function expandSuitePaths(paths: readonly string[], cwd = process.cwd()): string[] {
@@ -32,7 +34,10 @@ export function expandSuitePaths(paths: readonly string[], cwd = process.cwd()):
 }
 
 export async function loadSuite(file: string): Promise<LoadedSuite> {
-  if (isSeedFileName(file)) return { file, suite: readSeedFile(file) };
+  if (isSeedFileName(file)) {
+    const { data, suite } = loadSeedFile(file);
+    return { file, suite, seedFile: data };
+  }
   let mod: { default?: unknown };
   try {
     mod = await importTypeScript(file);

@@ -1,6 +1,8 @@
 // A seed file (seeds/*.json) is a failing experiment `limbo explore` found, as data: the seed,
 // topology, workload, the shrunk schedule and the checks. `limbo run seeds/` replays each as a
-// suite pinned to its seed, so CI keeps every bug explore ever found.
+// suite pinned to its seed, so CI keeps every bug explore ever found. `limbo replay --record`
+// adds how often the seed reproduced its failure (replayRates, optional: older files load as
+// before).
 //
 //   explore ─▶ SeedFile ─▶ seeds/<name>.json ─▶ load-suites ─▶ suiteFromSeedFile ─▶ runSuite
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
@@ -37,6 +39,22 @@ export interface SeedFile {
   failed: string[];
   expectedToFailOn: string[];
   timingDependentOn: string[];
+  /**
+   * How often the seed reproduced its failure when replayed (`limbo replay --record`, or
+   * explore's confirmations), one entry per target, newest measurement only. Optional: files
+   * without it load as before.
+   */
+  replayRates?: ReplayRate[];
+}
+
+/** One measurement of a seed's replay fidelity on one target. */
+export interface ReplayRate {
+  target: string;
+  /** Reruns whose verdict was fail with every check in `failed` failing again. */
+  reproduced: number;
+  runs: number;
+  /** When it was measured (ISO 8601). */
+  measuredAt: string;
 }
 
 export function isSeedFileName(file: string): boolean {
@@ -55,9 +73,39 @@ export function checkersOf(checks: readonly SeedCheck[], where: string): Checker
   });
 }
 
+/** The measured rates of a seed file, checked; a malformed entry is a UsageError. */
+export function replayRatesOf(seed: SeedFile, where: string): ReplayRate[] {
+  const rates: unknown = seed.replayRates;
+  if (rates === undefined) return [];
+  if (!Array.isArray(rates)) throw new UsageError(`${where}: replayRates must be a list`);
+  return rates.map((r: Partial<ReplayRate> | null, i) => {
+    const ok =
+      typeof r?.target === 'string' &&
+      Number.isInteger(r.runs) &&
+      Number.isInteger(r.reproduced) &&
+      r.runs! >= 1 &&
+      r.reproduced! >= 0 &&
+      r.reproduced! <= r.runs! &&
+      typeof r.measuredAt === 'string';
+    if (!ok)
+      throw new UsageError(
+        `${where}: replayRates[${i}] must be { target, reproduced, runs, measuredAt } with 0 <= reproduced <= runs, runs >= 1`,
+      );
+    return r as ReplayRate;
+  });
+}
+
+/** `rates` with `rate` in place of the entry for its target (one entry per target). */
+export function withReplayRate(rates: readonly ReplayRate[], rate: ReplayRate): ReplayRate[] {
+  return [...rates.filter((r) => r.target !== rate.target), rate].sort((a, b) =>
+    a.target.localeCompare(b.target),
+  );
+}
+
 export function suiteFromSeedFile(seed: SeedFile, where: string): Suite & { seed: number } {
   if (seed?.kind !== 'limbo-seed' || seed.version !== 1)
     throw new UsageError(`${where}: not a limbo seed file (kind "limbo-seed", version 1)`);
+  replayRatesOf(seed, where);
   if (!Number.isInteger(seed.seed) || seed.seed < 0 || seed.seed > 0xffffffff)
     throw new UsageError(`${where}: seed must be an integer in 0..4294967295`);
   if (!Array.isArray(seed.schedule) || !Array.isArray(seed.expect))
@@ -83,14 +131,33 @@ export function suiteFromSeedFile(seed: SeedFile, where: string): Suite & { seed
   return { ...suite, seed: seed.seed };
 }
 
-export function readSeedFile(file: string): Suite & { seed: number } {
-  let data: unknown;
+function parseSeedFile(file: string): SeedFile {
   try {
-    data = JSON.parse(readFileSync(file, 'utf8'));
+    return JSON.parse(readFileSync(file, 'utf8')) as SeedFile;
   } catch (err) {
     throw new UsageError(`${file}: cannot read seed file: ${messageOf(err)}`);
   }
-  return suiteFromSeedFile(data as SeedFile, file);
+}
+
+/** A seed file's data as written and the suite it replays as (a bad file is a UsageError). */
+export function loadSeedFile(file: string): { data: SeedFile; suite: Suite & { seed: number } } {
+  const data = parseSeedFile(file);
+  return { data, suite: suiteFromSeedFile(data, file) };
+}
+
+export function readSeedFile(file: string): Suite & { seed: number } {
+  return loadSeedFile(file).suite;
+}
+
+/**
+ * Writes `rate` into the seed file at `file` (replacing the entry for its target), keeping
+ * every other field as it was; returns the rates now recorded.
+ */
+export function recordReplayRate(file: string, rate: ReplayRate): ReplayRate[] {
+  const { data } = loadSeedFile(file);
+  const replayRates = withReplayRate(replayRatesOf(data, file), rate);
+  writeFileSync(file, JSON.stringify({ ...data, replayRates }, null, 2) + '\n');
+  return replayRates;
 }
 
 export function writeSeedFile(dir: string, seed: SeedFile): string {

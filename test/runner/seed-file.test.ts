@@ -4,7 +4,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exploreChecks, exploreTopology, exploreWorkload } from '../../src/explore/explore.js';
-import { readSeedFile, writeSeedFile, type SeedFile } from '../../src/runner/seed-file.js';
+import { readFileSync } from 'node:fs';
+import {
+  loadSeedFile,
+  readSeedFile,
+  recordReplayRate,
+  writeSeedFile,
+  type SeedFile,
+} from '../../src/runner/seed-file.js';
 import { loadSuites } from '../../src/runner/load-suites.js';
 import { UsageError } from '../../src/util/errors.js';
 
@@ -64,6 +71,10 @@ test('a bad seed file is a usage error naming the file and what is wrong', () =>
         /bad schedule: unknown fault explode/,
       ],
       [seedFile({ expect: [{ name: 'noSuchCheck' }] }), /unknown check "noSuchCheck"/],
+      [
+        seedFile({ replayRates: [{ target: 'reference', reproduced: 3, runs: 2, measuredAt: 'x' }] }),
+        /replayRates\[0\] must be/,
+      ],
     ];
     cases.forEach(([content, pattern], i) => {
       const file = join(dir, `bad-${i}.json`);
@@ -75,6 +86,36 @@ test('a bad seed file is a usage error naming the file and what is wrong', () =>
         `case ${i}`,
       );
     });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a recorded replay rate is kept per target, the rest of the file unchanged, and loads back', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'limbo-seeds-'));
+  try {
+    // A file written before replay rates existed loads as before, with none.
+    const file = writeSeedFile(dir, seedFile());
+    assert.equal(loadSeedFile(file).data.replayRates, undefined);
+    const before = JSON.parse(readFileSync(file, 'utf8')) as SeedFile;
+    recordReplayRate(file, { target: 'reference:legacy', reproduced: 2, runs: 3, measuredAt: 'then' });
+    recordReplayRate(file, { target: 'reference', reproduced: 0, runs: 3, measuredAt: 'then' });
+    const rates = recordReplayRate(file, {
+      target: 'reference:legacy',
+      reproduced: 3,
+      runs: 3,
+      measuredAt: 'now',
+    });
+    const expected = [
+      { target: 'reference', reproduced: 0, runs: 3, measuredAt: 'then' },
+      { target: 'reference:legacy', reproduced: 3, runs: 3, measuredAt: 'now' },
+    ];
+    assert.deepEqual(rates, expected);
+    const after = JSON.parse(readFileSync(file, 'utf8')) as SeedFile;
+    assert.deepEqual({ ...after, replayRates: undefined }, { ...before, replayRates: undefined });
+    const [loaded] = await loadSuites([file]);
+    assert.deepEqual(loaded?.seedFile?.replayRates, expected);
+    assert.equal(loaded?.suite.seed, 123456);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
