@@ -57,6 +57,8 @@ export const allowed = {
   // explore sits on the runner; limbo detect (which reaches the bug catalogue through targets/)
   // on explore too: a switch no suite claims is explored.
   explore: ['runner', ...runnerMayImport],
+  // limbo soak: every suite for N seeds through the runner, a leak check after each run
+  soak: ['runner', ...runnerMayImport],
   detect: ['explore', 'runner', ...runnerMayImport],
   cli: ['*'],
   '.': ['*'],

@@ -9,7 +9,7 @@ import { loadSuites } from '../runner/load-suites.js';
 import { resolveTarget } from '../targets/registry.js';
 import { formatHelp, parseOptions } from '../util/options.js';
 import { randomSeed } from '../util/random.js';
-import { runSoak, soakSeeds, soakTable } from '../runner/soak.js';
+import { runSoak, soakSeeds, soakTable } from '../soak/soak.js';
 import { exitCodes, type Command } from './command.js';
 import { chooseRuntime, dockerRunOptions } from './docker-options.js';
 import { progressPrinter } from './progress.js';

@@ -12,7 +12,7 @@ import { findCommand } from '../../src/targets/declarative/validate.js';
 import { processRuns } from '../helpers/process-state.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
-const leakySuite = join(root, 'test/runner/fixtures/leaky-suite.ts');
+const leakySuite = join(root, 'test/soak/fixtures/leaky-suite.ts');
 
 async function soak(
   args: string[],

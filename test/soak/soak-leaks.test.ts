@@ -8,7 +8,7 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { leaksBetween, snapshot, type LeakProbe } from '../../src/runner/soak-leaks.js';
+import { leaksBetween, snapshot, type LeakProbe } from '../../src/soak/soak-leaks.js';
 import { startToxiproxyServer } from '../../src/proxy/server.js';
 
 test('each kind of leak is seen while it exists and not once it is gone', async () => {

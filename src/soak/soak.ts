@@ -16,10 +16,10 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import type { VerdictFile } from '../run-data/verdict.js';
 import type { Target } from '../targets/target.js';
-import type { LoadedSuite } from './load-suites.js';
-import type { Progress, RunSuiteOptions } from './run-suite.js';
-import { documentedVerdict, runSuites, suiteSkipReason } from './run-suites.js';
-import type { Suite } from './suite.js';
+import type { LoadedSuite } from '../runner/load-suites.js';
+import type { Progress, RunSuiteOptions } from '../runner/run-suite.js';
+import { documentedVerdict, runSuites, suiteSkipReason } from '../runner/run-suites.js';
+import type { Suite } from '../runner/suite.js';
 import { leaksBetween, snapshot, type Leak, type LeakProbe, type Snapshot } from './soak-leaks.js';
 
 export interface SoakOptions {
