@@ -10,6 +10,7 @@ import { progressPrinter } from './progress.js';
 import { createCleanup } from '../runtime/cleanup.js';
 import { resolveTarget } from '../targets/registry.js';
 import { parseDurationMs } from '../util/duration.js';
+import { Corpus } from '../explore/guided.js';
 import { UsageError } from '../util/errors.js';
 import { formatHelp, parseOptions } from '../util/options.js';
 import { randomSeed } from '../util/random.js';
@@ -66,6 +67,17 @@ const options = {
   out: outOption,
   toxiproxyUrl: toxiproxyUrlOption,
   coverage: coverageOption,
+  guided: {
+    type: 'bool',
+    default: false,
+    description:
+      'coverage-guided: keep the schedules that reached new fault-space cells (and, with --coverage, new branches) in --corpus and derive new schedules from them as well as drawing fresh ones',
+  },
+  corpus: {
+    type: 'string',
+    default: 'corpus',
+    description: 'where --guided keeps its corpus (read back by the next search)',
+  },
 } as const;
 
 export const exploreCommand: Command = {
@@ -108,6 +120,17 @@ export const exploreCommand: Command = {
     const uninstall = search.installSignalHandlers((signal) =>
       process.stderr.write(`\n${signal}: stopping the exploration, cleaning up…\n`),
     );
+    let guide: Corpus | undefined;
+    if (o.guided) {
+      try {
+        guide = new Corpus(o.corpus);
+      } catch (err) {
+        throw new UsageError(err instanceof Error ? err.message : String(err));
+      }
+      process.stdout.write(
+        `guided by ${o.coverage ? 'branches and ' : ''}fault-space cells; corpus ${o.corpus} (${guide.entries.length} schedule(s) to start from)\n`,
+      );
+    }
     const result = await explore({
       targetName: target.name,
       seed,
@@ -123,6 +146,7 @@ export const exploreCommand: Command = {
       write: (line) => process.stdout.write(line + '\n'),
       save: (s) => relative(process.cwd(), writeSeedFile(o.seedsDir, s)) || o.seedsDir,
       parallel: o.parallel,
+      ...(guide !== undefined ? { guide } : {}),
       runOne: async (suite, runSeed, slot) => {
         const cleanup = createCleanup();
         const unregister = search.add(`run ${suite.name}`, () => cleanup.runAll());
@@ -151,6 +175,10 @@ export const exploreCommand: Command = {
     process.stdout.write(
       `\nexplored ${result.runs.length} schedule(s)${result.stoppedBy === 'budget' ? ' (budget ran out)' : ''}: ${failing} failed\n`,
     );
+    if (result.reached !== undefined)
+      process.stdout.write(
+        `reached ${result.reached.branches} branch arm(s) and ${result.reached.cells} fault-space cell(s); corpus ${result.reached.corpus} schedule(s) in ${o.corpus}\n`,
+      );
     for (const f of result.found)
       process.stdout.write(`  saved ${f} — replay: npx limbo run ${f} --target ${o.target}\n`);
     if (result.found.length > 0 && o.target === 'reference')

@@ -19,6 +19,7 @@ import {
 } from './plan.js';
 import { checkersOf, type SeedCheck, type SeedFile } from '../runner/seed-file.js';
 import { shrinkSchedule } from './shrink.js';
+import type { Corpus } from './guided.js';
 
 export const exploreChecks = (withinMsAfterHeal: number): SeedCheck[] => [
   { name: 'noClientLeftHanging', options: { withinMsAfterHeal } },
@@ -49,6 +50,8 @@ export interface ExploreOptions {
   confirmRuns: number;
   /** Schedules explored side by side, each on its own topology (default 1). */
   parallel?: number;
+  /** Coverage-guided: schedules derived from this corpus as well as drawn fresh (guided.ts). */
+  guide?: Corpus;
   /** Runs one suite with a seed in a slot (the CLI wires runSuite with progress and cleanup). */
   runOne: (suite: Suite, seed: number, slot: number) => Promise<SuiteRunOutcome>;
   /** Saves a found seed file; returns its path. */
@@ -70,6 +73,8 @@ export interface ExploreResult {
   /** Seed files written, one per failing run. */
   found: string[];
   stoppedBy: 'runs' | 'budget';
+  /** Guided: what the runs reached together, and the corpus's size at the end. */
+  reached?: { branches: number; cells: number; corpus: number };
 }
 
 const failedChecks = (res: SuiteRunOutcome): string[] =>
@@ -119,6 +124,15 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
     runs: finished.map((d) => d.run),
     found: finished.flatMap((d) => (d.found !== undefined ? [d.found] : [])),
     stoppedBy,
+    ...(o.guide !== undefined
+      ? {
+          reached: {
+            branches: o.guide.branchCount,
+            cells: o.guide.cellCount,
+            corpus: o.guide.entries.length,
+          },
+        }
+      : {}),
   };
 }
 
@@ -133,16 +147,28 @@ async function exploreOne(
   const write = (line: string): void =>
     o.write(line.startsWith('\n') ? `\n${prefix}${line.slice(1)}` : prefix + line);
   const seed = r.int(0x100000000);
-  const planned = generateSchedule(r.fork('schedule'), {
+  const generate = {
     topology: exploreTopology,
     chaosMs: o.chaosMs,
     maxFaults: o.maxFaults,
     kinds: o.kinds,
     ...(o.shape !== undefined ? { shape: o.shape } : {}),
-  });
+  };
+  const drawn =
+    o.guide !== undefined
+      ? o.guide.next(r.fork('schedule'), generate)
+      : { schedule: generateSchedule(r.fork('schedule'), generate) };
+  const planned = drawn.schedule;
   const name = `explore-${o.targetName.replace(/[^A-Za-z0-9]+/g, '-')}-${seed}`;
-  write(`\nrun ${i + 1}/${o.runs} seed ${seed}: ${planned.map(describePlanned).join('; ')}`);
+  const origin = drawn.from !== undefined ? ` (from ${drawn.from}: ${drawn.how})` : '';
+  write(`\nrun ${i + 1}/${o.runs} seed ${seed}${origin}: ${planned.map(describePlanned).join('; ')}`);
   const res = await o.runOne(exploreSuite(name, planned, o), seed, slot);
+  if (o.guide !== undefined) {
+    const g = o.guide.observe(name, seed, planned, res.runDir);
+    write(
+      `  reached ${g.branches} branch arm(s) (+${g.newBranches}) and ${g.cells} fault-space cell(s) (+${g.newCells}); corpus ${g.corpus}${g.kept ? ' (this schedule joined it)' : ''}`,
+    );
+  }
   const failed = failedChecks(res);
   const run: ExploreRun = {
     seed,

@@ -57,7 +57,8 @@ export function internalLinks(topology: Topology): string[] {
 const upOrDown = (random: Random): 'upstream' | 'downstream' =>
   random.int(2) === 0 ? 'downstream' : 'upstream';
 
-function drawFault(random: Random, kind: ExploreFaultKind, o: GenerateOptions): PlannedFault {
+/** One fault of `kind`, drawn: when, how long, on what, how hard. */
+export function drawFault(random: Random, kind: ExploreFaultKind, o: GenerateOptions): PlannedFault {
   const atMs = round100(random.between(0, Math.max(0, o.chaosMs - 2000)));
   const forMs = round100(random.between(500, 4000));
   const partition = random.int(o.topology.partitions);
@@ -156,6 +157,11 @@ function occupiesShared(a: PlannedFault, b: PlannedFault): boolean {
   return oa === ob || (proc(oa) && proc(ob));
 }
 
+/** True when `f` can join `planned`: it overlaps no fault on the same link or process. */
+export function fits(planned: readonly PlannedFault[], f: PlannedFault): boolean {
+  return !planned.some((p) => overlaps(p, f) && occupiesShared(p, f));
+}
+
 /** Draws 1..maxFaults faults, none overlapping another on the same link or process. Sorted by start. */
 export function generateSchedule(random: Random, o: GenerateOptions): PlannedFault[] {
   if (o.kinds.length === 0) throw new Error('explore needs at least one fault kind');
@@ -167,7 +173,7 @@ export function generateSchedule(random: Random, o: GenerateOptions): PlannedFau
   if (kinds.length === 0) throw new Error('explore needs at least one fault kind this target can take');
   for (let i = 0, tries = 0; i < count && tries < count * 20; tries++) {
     const f = drawFault(random, random.pick(kinds), o);
-    if (planned.some((p) => overlaps(p, f) && occupiesShared(p, f))) continue;
+    if (!fits(planned, f)) continue;
     planned.push(f);
     i++;
   }
