@@ -5,6 +5,8 @@ export const commandSummaries = {
   up: 'start a topology and keep it up until Ctrl-C (writes .limbo/up.json)',
   trace: "show one invocation's spans as a waterfall",
   explore: 'search random fault schedules for a failure; save each (shrunk) under seeds/',
+  replay:
+    'rerun seed or suite files N times each and report how often each gives its recorded verdict (replay fidelity)',
   detect: 'measure detection power: run each bug switch against the suites that claim it',
   coverage:
     "print the fault space runs covered and, for runs made with --coverage, what they reached of limbo's own code",

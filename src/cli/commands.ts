@@ -21,6 +21,7 @@ export const commands: CommandEntry[] = [
   entry('up', async () => (await import('./up.js')).upCommand),
   entry('trace', async () => (await import('./trace.js')).traceCommand),
   entry('explore', async () => (await import('./explore.js')).exploreCommand),
+  entry('replay', async () => (await import('./replay.js')).replayCommand),
   entry('detect', async () => (await import('./detect.js')).detectCommand),
   entry('soak', async () => (await import('./soak.js')).soakCommand),
   entry('coverage', async () => (await import('./coverage.js')).coverageCommand),
