@@ -10,7 +10,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CheckResult } from '../checkers/checker.js';
-import { escapeHtml } from '../report/html-escape.js';
 import type { VerdictFile } from '../run-data/verdict.js';
 import { explore } from '../explore/explore.js';
 import { exploreFaultKinds } from '../explore/plan.js';
@@ -18,6 +17,7 @@ import type { LoadedSuite } from '../runner/load-suites.js';
 import { writeSeedFile } from '../runner/seed-file.js';
 import { runSuiteOutcome, type Progress, type RunSuiteOptions } from '../runner/run-suite.js';
 import { skipReasonFor } from '../runner/suite.js';
+import { detectionHtml } from '../report/detection-html.js';
 import { createCleanup } from '../runtime/cleanup.js';
 import type { RuntimeChoice } from '../runtime/service-runtime.js';
 import { BUG_TARGET_PREFIX, bugInfo, createTarget, type BugName } from '../targets/registry.js';
@@ -318,31 +318,4 @@ export function writeDetection(r: DetectionReport, dir: string): { json: string;
   writeFileSync(json, JSON.stringify(r, null, 2) + '\n');
   writeFileSync(html, detectionHtml(r));
   return { json, html };
-}
-
-function detectionHtml(r: DetectionReport): string {
-  const e = escapeHtml;
-  const rows = r.switches
-    .map(
-      (s) =>
-        `<tr class="${s.caught ? 'caught' : 'missed'}"><td><b>${e(s.switch)}</b>${s.mustCatch ? '' : ' <i>(optional)</i>'}<br><small>${e(s.description)}</small><br><small>source: ${e(s.source)}</small></td>` +
-        `<td>${s.caughtBy !== undefined ? `${e(s.caughtBy.suite)} / ${e(s.caughtBy.check)}` : 'MISSED'}</td>` +
-        `<td>${s.secondsToFail ?? '-'}</td><td>${e(s.evidence ?? '')}</td>` +
-        `<td>${s.runs.map((v) => `${e(v.suite)}: ${e(v.verdict)}`).join('<br>')}</td></tr>`,
-    )
-    .join('\n');
-  const ref = r.reference
-    .map(
-      (v) =>
-        `<tr class="${v.verdict === 'fail' ? 'missed' : 'caught'}"><td>${e(v.suite)}</td><td>${e(v.verdict)}</td><td>${e(v.failing.join(', '))}</td></tr>`,
-    )
-    .join('\n');
-  return `<!doctype html><html><head><meta charset="utf-8"><title>limbo detection power</title>
-<style>body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;vertical-align:top;text-align:left}
-tr.caught td:nth-child(2){color:#075}tr.missed td:nth-child(2){color:#b00;font-weight:bold}</style></head><body>
-<h1>Detection power</h1><p>seed ${r.seed}, started ${e(r.startedAt)}. Score <b>${r.score.caught}/${r.score.total}</b>; must-catch missed: ${e(r.missedMustCatch.join(', ') || 'none')}; false alarms on reference: <b>${r.falseAlarms.length}</b>.</p>
-<table><tr><th>switch</th><th>caught by</th><th>seconds to first failing verdict</th><th>evidence</th><th>runs</th></tr>
-${rows}</table><h2>The same suites on plain reference</h2><table><tr><th>suite</th><th>verdict</th><th>failing checks</th></tr>
-${ref}</table></body></html>
-`;
 }
