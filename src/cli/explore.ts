@@ -4,6 +4,7 @@
 import { relative } from 'node:path';
 import { explore } from '../explore/explore.js';
 import { exploreFaultKinds, type ExploreFaultKind } from '../explore/plan.js';
+import { parseShrinkConfirm } from '../explore/shrink.js';
 import { writeSeedFile } from '../runner/seed-file.js';
 import { runSuiteOutcome } from '../runner/run-suite.js';
 import { progressPrinter } from './progress.js';
@@ -48,6 +49,12 @@ const options = {
     min: 0,
     max: 100,
     description: 'most re-runs spent shrinking a failure',
+  },
+  shrinkConfirm: {
+    type: 'string',
+    default: '1',
+    description:
+      'keep a smaller candidate only if it fails with the same check in K of K re-runs (K) or at least k of m (k/m); each candidate spends up to m of --shrink-runs',
   },
   confirmRuns: {
     type: 'int',
@@ -109,6 +116,7 @@ export const exploreCommand: Command = {
       })
       // Declared targets declare no way to transfer leadership: they draw every other kind.
       .filter((k) => k !== 'transfer-leadership' || target.shape === undefined);
+    const shrinkConfirm = parseShrinkConfirm(o.shrinkConfirm);
     const chaosMs = parseDurationMs(o.chaos);
     if (chaosMs < 3000) throw new UsageError('--chaos must be at least 3s');
     const seed = o.seed ?? randomSeed();
@@ -142,6 +150,7 @@ export const exploreCommand: Command = {
       chaosMs,
       convergeMs: parseDurationMs(o.converge),
       shrinkRuns: o.shrinkRuns,
+      shrinkConfirm,
       confirmRuns: o.confirmRuns,
       write: (line) => process.stdout.write(line + '\n'),
       save: (s) => relative(process.cwd(), writeSeedFile(o.seedsDir, s)) || o.seedsDir,

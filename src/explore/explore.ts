@@ -18,7 +18,7 @@ import {
   type PlannedFault,
 } from './plan.js';
 import { checkersOf, type SeedCheck, type SeedFile } from '../runner/seed-file.js';
-import { shrinkSchedule } from './shrink.js';
+import { shrinkSchedule, type ShrinkConfirm } from './shrink.js';
 import type { Corpus } from './guided.js';
 
 export const exploreChecks = (withinMsAfterHeal: number): SeedCheck[] => [
@@ -47,6 +47,8 @@ export interface ExploreOptions {
   chaosMs: number;
   convergeMs: number;
   shrinkRuns: number;
+  /** A smaller candidate is kept when at least k of m re-runs fail (default 1 of 1). */
+  shrinkConfirm?: ShrinkConfirm;
   confirmRuns: number;
   /** Schedules explored side by side, each on its own topology (default 1). */
   parallel?: number;
@@ -186,7 +188,13 @@ async function exploreOne(
     const again = await o.runOne(exploreSuite(name, candidate, o), seed, slot);
     return failedChecks(again).some((c) => failed.includes(c));
   };
-  const shrunk = await shrinkSchedule(planned, stillFails, o.shrinkRuns, (m) => write(`  ${m}`));
+  const shrunk = await shrinkSchedule(
+    planned,
+    stillFails,
+    o.shrinkRuns,
+    (m) => write(`  ${m}`),
+    o.shrinkConfirm,
+  );
   let confirmed = 0;
   for (let c = 0; c < o.confirmRuns; c++) {
     const ok = await stillFails(shrunk.planned);

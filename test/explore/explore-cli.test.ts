@@ -99,11 +99,18 @@ test(
 );
 
 test('explore rejects bad options with exit 2', async () => {
-  for (const args of [['--faults', 'meteor'], ['--chaos', '1s'], ['--target', 'nope'], ['stray']]) {
+  for (const args of [
+    ['--faults', 'meteor'],
+    ['--chaos', '1s'],
+    ['--target', 'nope'],
+    ['stray'],
+    ['--shrink-confirm', '3/2'],
+  ]) {
     const r = await limbo(['explore', ...args], 30_000);
     assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
   }
   const help = await limbo(['explore', '--help'], 30_000);
   assert.equal(help.code, 0);
   assert.match(help.stdout, /--shrink-runs/);
+  assert.match(help.stdout, /--shrink-confirm/);
 });
