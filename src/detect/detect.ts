@@ -1,6 +1,7 @@
-// Detection power: switch on each bug of the catalogue (src/services/bugs.ts), run the suites
-// that claim it (`catches`), and see whether one goes red with evidence; then run the same
-// suites on plain `reference`, where every red verdict is a false alarm.
+// Detection power: switch on each bug switch (src/services/bugs.ts; what each should show:
+// catalogue.ts), run the suites that claim it (`catches`), and see whether one goes red with
+// evidence; then run the same suites on plain `reference`, where every red verdict is a false
+// alarm.
 //
 //   switch ─▶ suites claiming it ─▶ run on reference+bug:<switch> until one fails
 //        │    (none claims it ─▶ a bounded limbo explore: `exploreRuns` random schedules)
@@ -20,7 +21,9 @@ import { skipReasonFor } from '../runner/suite.js';
 import { detectionHtml } from '../report/detection-html.js';
 import { createCleanup } from '../runtime/cleanup.js';
 import type { RuntimeChoice } from '../runtime/service-runtime.js';
-import { BUG_TARGET_PREFIX, bugInfo, createTarget, type BugName } from '../targets/registry.js';
+import type { BugName } from '../services/bugs.js';
+import { BUG_TARGET_PREFIX, createTarget } from '../targets/registry.js';
+import { bugDetection } from './catalogue.js';
 
 export interface DetectOptions {
   suites: readonly LoadedSuite[];
@@ -88,7 +91,7 @@ export async function runDetection(o: DetectOptions): Promise<DetectionReport> {
   const results: SwitchResult[] = [];
   const used = new Set<string>();
   for (const [i, sw] of o.switches.entries()) {
-    const info = bugInfo(sw);
+    const info = bugDetection(sw);
     const target = `${BUG_TARGET_PREFIX}${sw}`;
     const claiming = o.suites.filter(
       (s) => s.suite.catches.includes(sw) && skipReasonFor(s.suite, target) === undefined,

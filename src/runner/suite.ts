@@ -5,7 +5,7 @@ import type { Checker } from '../checkers/checker.js';
 import type { ScheduleEntry } from '../faults/schedule.js';
 import type { Topology } from '../targets/target.js';
 import { parseDurationMs, type Duration } from '../util/duration.js';
-import { parseBugs, type BugName } from '../targets/registry.js';
+import { parseBugs, type BugName } from '../services/bugs.js';
 import { UsageError } from '../util/errors.js';
 import { checkWorkloadSpec, type WorkloadSpec } from '../workload/workload.js';
 

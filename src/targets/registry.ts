@@ -3,10 +3,7 @@
 // restate (the real server, from its npm binary) on the local runtime only; else a declared
 // target (targets/NAME.limbo.ts or a path to one).
 import type { RuntimeChoice, RuntimeName } from '../runtime/service-runtime.js';
-import { bugInfo, parseBugs, type BugName } from '../services/bugs.js';
-
-// The bug-switch catalogue, for the runner and limbo detect (they may not import services/).
-export { bugInfo, bugNames, parseBugs, type BugName } from '../services/bugs.js';
+import { bugSwitch, parseBugs, type BugName } from '../services/bugs.js';
 import { UsageError } from '../util/errors.js';
 import { referenceTarget } from './reference.js';
 import { restateTarget } from './restate/target.js';
@@ -81,7 +78,7 @@ export function bugsOfTarget(name: string): BugName[] {
 export function createTarget(name: string, runtime: RuntimeName | RuntimeChoice = 'local'): Target {
   const bugs = bugsOfTarget(name);
   if (bugs.length > 0) {
-    const legacy = bugs.some((b) => bugInfo(b).legacy === true);
+    const legacy = bugs.some((b) => bugSwitch(b).legacy === true);
     return referenceTarget(
       legacy ? 'legacy' : 'rpc',
       typeof runtime === 'string' ? { name: runtime } : runtime,

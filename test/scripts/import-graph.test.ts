@@ -1,6 +1,6 @@
 // The import flow of src/ (scripts/check-imports.mjs, run by `npm run check`): src/ itself is
 // clean, and the checker does catch an import against the flow, a folder with no place in it,
-// and a file cycle.
+// and a file cycle, and lets a folder import one file of another it may not import whole.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -34,7 +34,21 @@ test('the import check names an upward import, an unplaced folder and a cycle', 
   file('elsewhere/c.ts', "import { x } from '../runner/b.js';\nexport const c = x;\n");
   file('checkers/d.ts', "export { e } from './e.js';\nexport const d = 1;\n");
   file('checkers/e.ts', "import { d } from './d.js';\nexport const e = d;\n");
+  // runner/ may import the one file services/bugs.ts, not the rest of services/.
+  file('services/bugs.ts', 'export const bugs = 1;\n');
+  file('services/other.ts', 'export const other = 1;\n');
+  file(
+    'runner/f.ts',
+    "import { bugs } from '../services/bugs.js';\nimport { other } from '../services/other.js';\nexport const f = bugs + other;\n",
+  );
   const problems = checkImports(root);
+  assert.ok(
+    problems.some((p) =>
+      /runner\/f\.ts imports services\/other\.ts: runner\/ may not import services\//.test(p),
+    ),
+    problems.join('\n'),
+  );
+  assert.ok(!problems.some((p) => /services\/bugs\.ts:/.test(p)), problems.join('\n'));
   assert.ok(
     problems.some((p) => /run-data\/a\.ts imports runner\/b\.ts: run-data\/ may not import runner\//.test(p)),
     problems.join('\n'),

@@ -1,24 +1,22 @@
-// The bug-switch catalogue and how a run selects switches: names are checked, the target name
-// carries them, and suites that claim a switch are documented to fail on it.
+// The bug switches and how a run selects them: names are checked, the target name carries
+// them, and suites that claim a switch are documented to fail on it.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { at, defineSuite, kill, noClientLeftHanging } from '../../src/index.js';
 import { documentedVerdict } from '../../src/runner/run-suites.js';
-import { bugCatalogue, bugNames, parseBugs } from '../../src/services/bugs.js';
+import { bugNames, bugSwitches, parseBugs } from '../../src/services/bugs.js';
 import { bugsOfTarget, createTarget } from '../../src/targets/registry.js';
 import { UsageError } from '../../src/util/errors.js';
 
-test('the catalogue has at least 12 switches across ingress, processor, log and controller', () => {
-  assert.ok(bugCatalogue.length >= 12);
+test('at least 12 switches across ingress, processor, log and controller', () => {
+  assert.ok(bugSwitches.length >= 12);
   assert.deepEqual(
-    new Set(bugCatalogue.map((b) => b.role)),
+    new Set(bugSwitches.map((b) => b.role)),
     new Set(['ingress', 'processor', 'log', 'controller']),
   );
   assert.equal(new Set(bugNames).size, bugNames.length, 'names are unique');
-  for (const b of bugCatalogue)
-    for (const f of [b.description, b.source, b.effect, b.signal]) assert.ok(f.length > 10);
 });
 
 test('parseBugs names an unknown switch', () => {
