@@ -8,60 +8,62 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
-const runnerMayImport = [
-  'coverage',
-  'diagnose',
-  'faults',
-  'targets',
-  'report',
-  'workload',
-  'runtime',
-  'observe',
-  'checkers',
-  'run-data',
-  'telemetry',
-  'protocol',
-  'util',
-  // the bug-switch names (a suite's `catches`), not the services
-  'services/bugs.ts',
-];
-
-/** Folder → the folders it may import (besides itself). A new folder must be placed here. */
+/**
+ * Folder → the folders (or single files) it may import besides itself: exactly those its files
+ * import today, so a new arrow in the flow is a decision made here. A new folder must be placed
+ * here too.
+ */
 export const allowed = {
   util: [],
   protocol: ['util'],
-  telemetry: ['protocol', 'util'],
+  telemetry: [],
   services: ['telemetry', 'protocol', 'util'],
+  // the proxy logs and serves its metrics as a service does
   proxy: ['telemetry', 'protocol', 'util'],
-  'run-data': ['protocol'],
-  // code coverage of a run's processes: the hook they load, converting and merging the counts
-  coverage: ['run-data', 'protocol', 'util'],
+  'run-data': [],
+  // code coverage of a run's processes: the hook they load, converting and merging the counts;
+  // the fault space tells the client's spans by the contract's service name
+  coverage: ['run-data', 'protocol'],
   checkers: ['run-data', 'protocol', 'util'],
-  observe: ['checkers', 'run-data', 'telemetry', 'protocol', 'util'],
-  runtime: ['observe', 'proxy', 'run-data', 'telemetry', 'protocol', 'util'],
+  // the observers parse Prometheus text and trace the runner with the services' own telemetry
+  observe: ['run-data', 'telemetry', 'protocol', 'util'],
+  // a docker run's Prometheus (observe/) and the embedded Toxiproxy (proxy/) are started here
+  runtime: ['observe', 'proxy', 'protocol', 'util'],
   workload: ['run-data', 'telemetry', 'protocol', 'util'],
+  // junit.xml and report.html tell a failed run's diagnosis
   report: ['diagnose', 'run-data', 'protocol', 'util'],
   // why a failing run failed: the failed checks' ops read against spans, leadership and faults
-  diagnose: ['checkers', 'run-data', 'protocol', 'util'],
-  targets: [
+  diagnose: ['checkers', 'run-data', 'protocol'],
+  // a target names its checks and service levels (checkers/), its client API (workload/), the
+  // services it starts (services/) and, on Restate, a leadership observer (observe/)
+  targets: ['runtime', 'observe', 'workload', 'checkers', 'services', 'telemetry', 'protocol', 'util'],
+  faults: ['targets', 'run-data', 'protocol', 'util'],
+  runner: [
+    'coverage',
+    'diagnose',
+    'faults',
+    'targets',
+    'report',
+    'workload',
     'runtime',
     'observe',
-    'workload',
     'checkers',
-    'services',
-    'proxy',
     'run-data',
     'telemetry',
     'protocol',
     'util',
+    // the bug-switch names (a suite's `catches`), not the services
+    'services/bugs.ts',
   ],
-  faults: ['targets', 'runtime', 'run-data', 'protocol', 'util'],
-  runner: runnerMayImport,
-  // explore sits on the runner; limbo detect on explore too: a switch no suite claims is explored.
-  explore: ['runner', ...runnerMayImport],
+  // explore sits on the runner: random schedules of planned faults (faults/) under a workload
+  // spec of its own (workload/), guided by the fault space runs reached (coverage/)
+  explore: ['runner', 'faults', 'targets', 'workload', 'coverage', 'run-data', 'util'],
   // limbo soak: every suite for N seeds through the runner, a leak check after each run
-  soak: ['runner', ...runnerMayImport],
-  detect: ['explore', 'runner', ...runnerMayImport],
+  soak: ['runner', 'targets', 'run-data'],
+  // limbo detect sits on explore (a switch no suite claims is explored) and the runner; it
+  // names the switches (services/bugs.ts), renders its page through report/, and owns the
+  // cleanup of its runs on the chosen runtime (runtime/)
+  detect: ['explore', 'runner', 'report', 'targets', 'runtime', 'checkers', 'run-data', 'services/bugs.ts'],
   cli: ['*'],
   '.': ['*'],
 };
