@@ -2,14 +2,13 @@
 // (real cluster, real processes, one of them killed mid-run), and `limbo coverage` reads the
 // runs back into a table; bad input exits 2 with one line naming it.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { limboSync, packageRoot } from '../helpers/limbo-cli.js';
 import { findCoverageFiles } from '../../src/coverage/map.js';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
+const root = packageRoot;
 // Written inside the package so `import … from 'limbo'` resolves, and not under test/.
 mkdirSync(join(root, '.limbo'), { recursive: true });
 const fixtures = mkdtempSync(join(root, '.limbo', 'coverage-'));
@@ -31,12 +30,7 @@ export default defineSuite({
 `,
 );
 
-const limbo = (...args: string[]) =>
-  spawnSync(process.execPath, [join(root, 'bin', 'limbo.js'), ...args], {
-    cwd: root,
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
+const limbo = (...args: string[]) => limboSync(args, 120_000);
 
 test('limbo run --coverage writes coverage.json; limbo coverage prints the files, the total and the unreached branches', () => {
   const out = join(fixtures, 'runs');

@@ -3,20 +3,13 @@
 // the corpus (saved under --corpus); the search prints what it reached as it goes; a second
 // search reads the corpus back and starts from it.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { limboSync } from '../helpers/limbo-cli.js';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
-const limbo = (...args: string[]) =>
-  spawnSync(process.execPath, [join(root, 'bin', 'limbo.js'), ...args], {
-    cwd: root,
-    encoding: 'utf8',
-    timeout: 240_000,
-  });
+const limbo = (...args: string[]) => limboSync(args, 240_000);
 
 test(
   'explore --guided keeps the schedules that reached something new and reads them back',
