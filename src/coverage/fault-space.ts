@@ -95,7 +95,7 @@ export function faultSpaceOf(run: RunData, linkKinds: Readonly<Record<string, st
     if (m === undefined) into.set(metKey, { fault: w.fault, subject, windows: 1 });
     else m.windows++;
     for (const [phase, ops] of phases) {
-      const key = `${w.fault}\u0000${subject}\u0000${phase}`;
+      const key = cellKey({ fault: w.fault, subject, phase });
       const cell = cells.get(key);
       if (cell === undefined) cells.set(key, { fault: w.fault, subject, phase, windows: 1, ops });
       else {
@@ -112,6 +112,11 @@ export function faultSpaceOf(run: RunData, linkKinds: Readonly<Record<string, st
     unmet: sorted(unmet),
     cells: [...cells.values()].sort(compareCells),
   };
+}
+
+/** One cell's identity across runs: its fault, subject and phase. */
+export function cellKey(c: Pick<FaultSpaceCell, 'fault' | 'subject' | 'phase'>): string {
+  return `${c.fault}\u0000${c.subject}\u0000${c.phase}`;
 }
 
 export function compareCells(a: FaultSpaceCell, b: FaultSpaceCell): number {
@@ -148,7 +153,7 @@ export function mergeFaultSpaces(spaces: readonly FaultSpace[]): (FaultSpaceCell
   const cells = new Map<string, FaultSpaceCell & { runs: number }>();
   for (const space of spaces)
     for (const c of space.cells) {
-      const key = `${c.fault}\u0000${c.subject}\u0000${c.phase}`;
+      const key = cellKey(c);
       const cell = cells.get(key);
       if (cell === undefined) cells.set(key, { ...c, runs: 1 });
       else {

@@ -13,7 +13,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import libCoverage from 'istanbul-lib-coverage';
-import { faultSpaceFile, readFaultSpace } from '../coverage/fault-space.js';
+import { cellKey, faultSpaceFile, readFaultSpace } from '../coverage/fault-space.js';
 import { runFiles } from '../run-data/files.js';
 import type { Random } from '../util/random.js';
 import {
@@ -106,7 +106,7 @@ export class Corpus {
     const space = join(runDir, faultSpaceFile);
     if (existsSync(space))
       for (const c of readFaultSpace(space).cells) {
-        const key = `${c.fault}\u0000${c.subject}\u0000${c.phase}`;
+        const key = cellKey(c);
         if (!this.cells.has(key)) {
           this.cells.add(key);
           newCells++;
