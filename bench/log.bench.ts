@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLogClient, type LogClient } from '../src/protocol/grpc.js';
+import { createLogClient, type LogClient } from '../src/transport/grpc.js';
 import { startLimboService } from '../src/runtime/process.js';
 import { LogStore } from '../src/services/log/log-store.js';
 import { silentLogger } from '../src/telemetry/logger.js';

@@ -13,13 +13,13 @@
 //   node pipeline-node.js log <dataDir> <partitions>
 //   node pipeline-node.js processor <index> <logPort>
 //   node pipeline-node.js ingress <partitions> <processorPort>…
-// Each prints the `limbo-ready` line (util/ready.ts) with its `tcp` address once it listens.
+// Each prints the `limbo-ready` line (launch/ready.ts) with its `tcp` address once it listens.
 import http from 'node:http';
 import net from 'node:net';
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { formatReadyLine } from '../src/util/ready.js';
+import { formatReadyLine } from '../src/launch/ready.js';
 import { Conn, connectFrames, frameTypes } from './frames.js';
 import { exitWithParent } from './parent-watch.js';
 

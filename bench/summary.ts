@@ -68,6 +68,20 @@ export const GOALS = {
     op: '>=',
     target: 0.95,
   },
+  injectorP99: {
+    figure: 'injector API p99 under churn, 1,000 connections',
+    bench: 'injector',
+    op: '<=',
+    target: 50,
+    unit: 'ms',
+  },
+  injectorUnanswered: {
+    figure: 'injector API calls without an answer',
+    bench: 'injector',
+    op: '<=',
+    target: 0,
+  },
+  injectorStuck: { figure: 'connections stuck after a toxic change', bench: 'injector', op: '<=', target: 0 },
 } as const satisfies Record<string, Goal>;
 
 export type GoalName = keyof typeof GOALS;

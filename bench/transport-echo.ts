@@ -4,8 +4,8 @@
 //   node transport-echo.js grpc|tcp      prints the limbo-ready line with its `tcp` address
 import net from 'node:net';
 import * as grpc from '@grpc/grpc-js';
-import { serverOptions } from '../src/protocol/grpc.js';
-import { formatReadyLine } from '../src/util/ready.js';
+import { serverOptions } from '../src/transport/grpc.js';
+import { formatReadyLine } from '../src/launch/ready.js';
 import { echoService } from './echo-service.js';
 import { Conn } from './frames.js';
 import { exitWithParent } from './parent-watch.js';

@@ -7,7 +7,7 @@
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
-import { clientChannelOptions } from '../src/protocol/grpc.js';
+import { clientChannelOptions } from '../src/transport/grpc.js';
 import { startProcess } from '../src/runtime/process.js';
 import { Conn } from './frames.js';
 import { childEnv } from './parent-watch.js';

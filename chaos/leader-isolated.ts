@@ -45,7 +45,10 @@ export default defineSuite({
     noImpossibleErrors(),
   ],
   // The legacy new leader never tells the ingress about the calls it takes over: they hang.
-  expectedToFailOn: ['reference:legacy'],
+  // NATS JetStream 2.9 keeps its stream leader through a 4 s partition: its raft election
+  // timeout is 4–9 s, so no new leader is elected before the heal and leadershipChanged fails
+  // (clients wait for the heal, within the bounds; docs/nats.md).
+  expectedToFailOn: ['reference:legacy', 'nats'],
   // etcd 3.4 failed it in its first run (seed 1): requests a member had proposed through the
   // isolated leader waited for etcd's request timeout (7.0 s) past the 6 s failover bound — the
   // cause leader-kill and leader-down document on etcd (docs/etcd.md). Seen once: either verdict.

@@ -57,7 +57,7 @@ try {
 for (const old of ['dist/src/cli/serve.bundle.mjs', 'dist/src/cli/serve.bundle.mjs.map'])
   rmSync(root + old, { force: true });
 // After tsc (npm run build), so the tsc output is there to import.
-const { ownImportMeta } = await import('../dist/src/util/load-ts.js');
+const { ownImportMeta } = await import('../dist/src/launch/load-ts.js');
 for (const { entry, outfile, format, banner, define = {}, supported = {}, external = [] } of bundles) {
   const t0 = performance.now();
   const built = await esbuild.build({
@@ -87,7 +87,7 @@ for (const { entry, outfile, format, banner, define = {}, supported = {}, extern
   // Services and runners may be starting from these files while a build runs (npx in a clone
   // runs the package's prepare, which builds, in the middle of the tests): a file is replaced
   // whole (written beside it, then renamed over it), or, when its bytes are the same, only
-  // touched, so that it stays newer than the tsc build (util/bundle.ts) and nothing reads it
+  // touched, so that it stays newer than the tsc build (launch/bundle.ts) and nothing reads it
   // half-written.
   for (const file of built.outputFiles) {
     if (sameBytes(file.path, file.contents)) {

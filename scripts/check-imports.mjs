@@ -15,9 +15,15 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
  */
 export const allowed = {
   util: [],
+  // how limbo processes start, load and stop: the bundle to load, stack maps, the TypeScript
+  // loader, GC limits, the ready line, the child launcher, free ports, stop signals
+  launch: ['util'],
   protocol: ['util'],
+  // the contract's gRPC binding (channels, servers, typed clients) and the client machinery on
+  // it: the log client's append batcher and stream, the ingress's call stream, the multiplexer
+  transport: ['protocol', 'util'],
   telemetry: [],
-  services: ['telemetry', 'protocol', 'util'],
+  services: ['telemetry', 'transport', 'protocol', 'util'],
   // the proxy logs and serves its metrics as a service does
   proxy: ['telemetry', 'protocol', 'util'],
   'run-data': [],
@@ -26,17 +32,31 @@ export const allowed = {
   coverage: ['run-data', 'protocol'],
   checkers: ['run-data', 'protocol', 'util'],
   // the observers parse Prometheus text and trace the runner with the services' own telemetry
-  observe: ['run-data', 'telemetry', 'protocol', 'util'],
+  // and launch the run's Prometheus (launch/)
+  observe: ['run-data', 'telemetry', 'launch', 'protocol', 'util'],
   // a docker run's Prometheus (observe/) and the embedded Toxiproxy (proxy/) are started here
-  runtime: ['observe', 'proxy', 'protocol', 'util'],
+  runtime: ['observe', 'proxy', 'launch', 'protocol', 'util'],
   workload: ['run-data', 'telemetry', 'protocol', 'util'],
-  // junit.xml and report.html tell a failed run's diagnosis
-  report: ['diagnose', 'run-data', 'protocol', 'util'],
+  // junit.xml and report.html tell a failed run's diagnosis; report.html shows the run's code
+  // coverage and fault space as `limbo coverage` reads them (coverage/)
+  report: ['coverage', 'diagnose', 'run-data', 'protocol', 'util'],
   // why a failing run failed: the failed checks' ops read against spans, leadership and faults
   diagnose: ['checkers', 'run-data', 'protocol'],
   // a target names its checks and service levels (checkers/), its client API (workload/), the
-  // services it starts (services/) and, on Restate, a leadership observer (observe/)
-  targets: ['runtime', 'observe', 'workload', 'checkers', 'services', 'telemetry', 'protocol', 'util'],
+  // services it starts (services/), on Restate a leadership observer (observe/) and, on the
+  // reference cluster, a controller client (transport/)
+  targets: [
+    'runtime',
+    'observe',
+    'workload',
+    'checkers',
+    'services',
+    'telemetry',
+    'transport',
+    'launch',
+    'protocol',
+    'util',
+  ],
   faults: ['targets', 'run-data', 'protocol', 'util'],
   runner: [
     'coverage',
@@ -50,6 +70,7 @@ export const allowed = {
     'checkers',
     'run-data',
     'telemetry',
+    'launch',
     'protocol',
     'util',
     // the bug-switch names (a suite's `catches`), not the services

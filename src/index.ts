@@ -21,6 +21,14 @@ export {
   type WaitStrategy,
 } from './targets/declarative/declaration.js';
 export type { ClientApi, ClientOp, ClientHttpRequest } from './workload/client-api.js';
+export { defineClientAdapter } from './workload/client-adapter.js';
+export type {
+  ClientAdapter,
+  ClientEndpoint,
+  ClientSession,
+  PerformContext,
+  PerformResult,
+} from './workload/client-adapter.js';
 export type { HttpAnswer } from './workload/http-client.js';
 
 // Faults and selectors

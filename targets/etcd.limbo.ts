@@ -133,6 +133,20 @@ export default defineTarget({
     http: { port: 'client', path: '/v3/maintenance/status', method: 'POST', body: {} },
     leaderWhen: { jsonPath: 'leader', equalsJsonPath: 'header.member_id' },
   },
+  // transfer-leadership: `etcdctl move-leader` asked of the leader (its real client port, never
+  // a proxy), the next member's id in hex taken from `member list` by its name. etcd-client's
+  // etcdctl speaks the v3 API by default.
+  leadershipTransfer: {
+    command: 'sh',
+    args: [
+      '-c',
+      'id=$(etcdctl --endpoints="$1" member list | awk -F", " -v name="$2" \'$3 == name { print $1 }\') && ' +
+        'test -n "$id" && etcdctl --endpoints="$1" --command-timeout=5s move-leader "$id"',
+      'move-leader',
+      'http://{{leader:client}}',
+      '{{next}}',
+    ],
+  },
   signals: {
     limbo_processor_is_leader: { metric: 'etcd_server_is_leader' },
     limbo_processor_leadership_changes_total: {

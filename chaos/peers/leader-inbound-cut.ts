@@ -11,4 +11,9 @@ export default defineSuite({
   workload: { concurrency: 12, mix: { call: 0.5, send: 0.2, counterAdd: 0.3 } },
   schedule: [at('3s', blackhole(linkInto(leaderOf({ partition: 0 }))), { for: '5s' })],
   expect: [noClientLeftHanging({ withinMsAfterHeal: 6000 }), exactlyOnce()],
+  // NATS JetStream 2.9: the follower cut off from the leader keeps raising its term, and a few
+  // seconds after the heal it forces a new election; the runner's final counter reads (5 s
+  // each) can fall inside that leaderless stretch and get no answer, leaving exactlyOnce
+  // inconclusive. Pass otherwise (docs/nats.md).
+  timingDependentOn: ['nats'],
 });

@@ -15,4 +15,8 @@ export default defineSuite({
     at('6s', linkDown(intoLeader), { for: '1s' }),
   ],
   expect: [noClientLeftHanging({ withinMsAfterHeal: 6000 }), exactlyOnce()],
+  // NATS JetStream 2.9 redials a cut route after about a second: a flap that picks the same
+  // route again within that second meets no connection on it, and faultsHitTraffic rightly
+  // calls that fault a no-op (inconclusive). Pass otherwise (docs/nats.md).
+  timingDependentOn: ['nats'],
 });

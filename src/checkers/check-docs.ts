@@ -27,7 +27,7 @@ export const checkDocs: Readonly<Record<string, CheckDoc>> = {
     premise:
       'Once the system acknowledged an invocation (a send answered 202 with its id, a call answered with its output), every later question about it finds it.',
     evidence:
-      'The client ops (the runner’s final reads left out): a send whose attach ended in 404 after its 202, and any op answered 404 for an invocation id an earlier op saw answered ok. A failure names those invocation ids with up to 20 example ops (kind, path, status, error, latency). Counter effects are left to `exactlyOnce`.',
+      'The client ops: a send whose attach ended in 404 after its 202, and any op answered 404 for an invocation id an earlier op saw answered ok. Then the runner’s final attaches: after convergence it attaches once more to every invocation a call or send saw acknowledged with its id (16 at a time, all within 20 s), and one the system now says does not exist (404, or a client adapter’s `fail`) is lost — a failover that dropped what the old leader acknowledged shows only here, since the clients’ own attaches came before it. A failure names those invocation ids with up to 20 example ops (kind, path, status, error, latency); the summary counts the final attaches (found, not found, unanswered). Counter effects are left to `exactlyOnce`.',
     inconclusiveWhen: 'Nothing was acknowledged: no op ended ok and no send was accepted.',
     seeItFail:
       '`npx limbo run chaos/leader-transfer.ts --target reference+bug:fenced-ack`: a new leader drops its first proposals as duplicates and answers them as applied, so accepted sends are later not found.',
@@ -55,7 +55,7 @@ export const checkDocs: Readonly<Record<string, CheckDoc>> = {
     evidence:
       'Counter adds grouped into effects by key and idempotency key (a retry is the same effect): applied if any op ended ok, unknown if one ended `info` or stayed open, failed otherwise. The final value is the last ok read invoked after every add on the key ended (the runner’s final read counts). Below the acknowledged sum is a lost effect; above acknowledged plus unknown, or a difference no subset of the unknown adds makes up, is a doubled one. A failure names the key, the values and the invocation ids of its adds.',
     inconclusiveWhen:
-      'The workload made no counter adds (no `counterAdd` in its mix), or a key has no final read.',
+      'The workload made no counter adds (no `counterAdd` in its mix), or a key has no final value: it says, per key, what the final read answered (outcome, status, an excerpt of the body) or that none came after the adds.',
     seeItFail:
       "`--target reference+bug:idempotency-key-ignored` under a workload whose clients give up on adds and send them again with the same key (`giveUp: { retry: 'same-key' }`): the retry runs as a new invocation and the add lands twice.",
   },
@@ -64,7 +64,8 @@ export const checkDocs: Readonly<Record<string, CheckDoc>> = {
       'When a processor is killed, paused, restarted or deposed, its partitions move and the ingress resends, so every op it met ends within `maxMs`, however long the node itself stays down.',
     evidence:
       'Fault windows of kill, pause, restart and transfer-leadership that hit a leader or a `processor-N`; for each, the ops live in it and how long each waited from the later of its invoke and the inject. A failure names the windows, the number of ops over the bound, the worst wait and its invocation id, with up to 20 examples. Faults on links are left out: nothing fails over.',
-    inconclusiveWhen: 'No fault on a processor was injected.',
+    inconclusiveWhen:
+      'Never inconclusive; not applicable (skipped, counted for nothing, naming the run’s faults) when no fault struck a processor, e.g. a suite of link faults only.',
     seeItFail:
       '`npx limbo run chaos/leader-down.ts --target reference+bug:slow-failure-detection`: the controller notices the dead leader only after ten times its failure timeout.',
     options: { maxMs: 'the bound on each op’s wait (default 6000)' },
@@ -75,7 +76,7 @@ export const checkDocs: Readonly<Record<string, CheckDoc>> = {
     evidence:
       'Each fault’s own evidence, never the run’s traffic as a whole: the bytes, dials and cut connections its proxies counted between inject and heal in the directions it hurts; for a process fault also the bytes on its links in the second before the inject, or, with no proxied link, a leader with ops in flight; for a fault that refuses dials (link-down, isolate how `refuse`), which cannot see them, the dials within 1 s of its heal; for a fault hook inside a service, the hook’s own count of the work it acted on. Without counts of its own, the scraped byte counters of the proxies it names. The verdict lists every window with what it met.',
     inconclusiveWhen:
-      'No fault was injected, or any fault met nothing (it then names each such fault with its counts); it never fails.',
+      'Any fault met nothing (it then names each such fault with its counts); it never fails. Not applicable (skipped) on a run without faults.',
     seeItFail:
       'It answers inconclusive, not fail: put a latency on a declared link no client dials, or cut `ingress->processor-1` in a run where processor-1 leads nothing, and the run exits 3 naming the fault and its 0 bytes.',
     addedBy: 'the runner, to every run with faults (unless the suite names it)',
@@ -116,7 +117,7 @@ export const checkDocs: Readonly<Record<string, CheckDoc>> = {
     evidence:
       'The baseline is the p90 latency of ok ops invoked before the first fault. Per fault window, the ops invoked from `recoverMs` after its heal until the next fault (or the end of chaos) must have a p90 under max(baseline × `factor`, baseline + `slackMs`); an op never answered counts with its time open, and two or more ops still open that far past the recovery wedge the window too. A failure names the window, its p90 or stuck ops, the baseline and the bound, with the slowest ops.',
     inconclusiveWhen:
-      'No fault was injected, fewer than `minOps` ops ended ok before the first fault, or no window had `minOps` ops after its heal to judge.',
+      'Fewer than `minOps` ops ended ok before the first fault (it names that fault and when), or no window had `minOps` ops after its heal to judge (it gives each window’s count). Not applicable (skipped) on a run without faults.',
     seeItFail:
       '`npx limbo run chaos/partition-heal.ts --target reference+bug:dead-connection-after-heal`: the ingress keeps its dead connection after a brief partition heals.',
     options: {
@@ -132,7 +133,7 @@ export const checkDocs: Readonly<Record<string, CheckDoc>> = {
     evidence:
       'For each such fault on a leader, the increase of `limbo_controller_leader_changes_total` and `limbo_processor_leadership_changes_total` from the inject to `graceMs` after the heal (counter resets by restarts accounted for). A failure names the windows in which neither moved.',
     inconclusiveWhen:
-      'No leader was killed, paused, restarted or moved, or there were no samples of the counters around a window; skipped on a target that has neither signal.',
+      'There were no samples of the counters around a window (it says where the samples it has lie); skipped on a target that has neither signal. Not applicable (skipped, naming the run’s faults) when no leader was killed, paused, restarted or moved.',
     seeItFail:
       'Pause a leader for less than the controller’s failure timeout (e.g. `pause(leaderOf({ partition: 0 }))` for 200 ms on `reference`): nobody takes over, so no counter moves.',
     options: { graceMs: 'how long after the heal a window still counts (default 5000)' },
@@ -165,7 +166,8 @@ export const checkDocs: Readonly<Record<string, CheckDoc>> = {
       'No error answer the protocol rules out: the workload only names services, handlers and invocation ids that exist, so a 4xx is a wrong final answer, and a 500 or 502 while the cluster went on serving calls is an error the ingress should have resent through.',
     evidence:
       'The client ops’ HTTP statuses: any 4xx but 429, and any 5xx but 503 and 504 that ended before the run’s last ok answer. A failure counts each kind and names the invocation ids, with up to 20 example ops.',
-    inconclusiveWhen: 'No client ops were recorded.',
+    inconclusiveWhen:
+      'No client ops were recorded, or none carried an HTTP status (a client adapter’s answers have none: declare the check inapplicable on such a target).',
     seeItFail:
       '`npx limbo run chaos/rolling-restart.ts --target reference+bug:lost-leadership-is-final` (500s), or `chaos/lagging-successor.ts` on `reference+bug:stale-follower-not-found` (a lagging follower answers 404).',
   },
@@ -244,7 +246,7 @@ export const checkDocs: Readonly<Record<string, CheckDoc>> = {
     evidence:
       'For each such fault, the increase of `limbo_ingress_resends_total` from the inject to `graceMs` after the heal (counter resets accounted for). A failure names the windows in which it did not move.',
     inconclusiveWhen:
-      'No such fault was injected, or there were no samples of the counter around a window; skipped on a target without it.',
+      'There were no samples of the counter around a window; skipped on a target without it. Not applicable (skipped, naming the run’s faults) when no such fault was injected.',
     seeItFail:
       '`npx limbo run chaos/ingress-processor-blackhole.ts --target reference:legacy`: the legacy protocol never resends.',
     options: { graceMs: 'how long after the heal a window still counts (default 5000)' },
@@ -254,7 +256,7 @@ export const checkDocs: Readonly<Record<string, CheckDoc>> = {
       'Harm stays within the target’s declared service levels, per fault: failover (an op met by a processor fault ends within `failoverMs`), the tail during a fault (p99 of the ops invoked while it is in, net of what the faults impose, within `p99DuringFaultMs`), and recovery (ops live at a heal, or invoked just after it with no other fault in, end within `recoveryAfterHealMs`).',
     evidence:
       'Per fault window, each measure net of an op’s normal time (the p99 of the ops answered before the first fault, when at least 20 were): the worst failover wait, net also of what a latency fault the op met added; the p99 of the ops invoked in it (not judged under 20 ops, nor for processor faults), each op’s latency net of the time blocking faults held it, up to `latencyCrossings` × a latency fault’s added latency, and a processor fault’s wait up to `failoverMs`; and the worst recovery after its heal. A failure names each broken level with its fault, the number of ops over the bound, the worst op and its invocation id.',
-    inconclusiveWhen: 'No fault was injected.',
+    inconclusiveWhen: 'Never inconclusive; not applicable (skipped) on a run without faults.',
     seeItFail:
       '`npx limbo run chaos/leader-down.ts --target reference+bug:slow-failure-detection`: a dead leader is replaced only after 15 s, far past the reference cluster’s 3700 ms failover level.',
     options: {

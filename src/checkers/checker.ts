@@ -40,6 +40,30 @@ export function runCheckersOn(
   });
 }
 
+/**
+ * A check whose premise this run does not meet (failover with no fault on a processor, a fault
+ * check on a run without faults): not applicable, reported as skipped with the reason and the
+ * run's evidence for it, so it counts for nothing — neither pass nor inconclusive. Only for a
+ * premise the suite's schedule decides: a fault that was planned and not injected is the
+ * runner's inconclusive scheduleApplied, so leaving the check out never hides it.
+ */
+export function notApplicable(name: string, why: string, details: Record<string, unknown> = {}): CheckResult {
+  return {
+    ...result(name, 'inconclusive', `not applicable: ${why}`, {
+      details: { ...details, notApplicable: true },
+    }),
+    skipped: `not applicable: ${why}`,
+  };
+}
+
+/** The run's faults as `fault@target` (at most `max`), for a not-applicable check's reason. */
+export function faultsOfRun(run: RunData, max = 6): string {
+  if (run.faults.length === 0) return 'the run injected no fault';
+  const labels = [...new Set(run.faults.map((w) => `${w.fault}@${w.target}`))];
+  const shown = labels.slice(0, max).join(', ');
+  return `the run's faults: ${shown}${labels.length > max ? ` and ${labels.length - max} more` : ''}`;
+}
+
 /** A check not run on this target, with the reason: inconclusive, and not counted. */
 function skipped(name: string, run: RunData, why: string, details: Record<string, unknown>): CheckResult {
   return { ...result(name, 'inconclusive', `skipped on ${run.target}: ${why}`, { details }), skipped: why };

@@ -5,6 +5,7 @@
 // less is a lost effect, more (or an unreachable sum) a duplicated one.
 import { pairOps, type PairedOp, type RunData } from '../run-data/run-data.js';
 import { result, type Checker, type CheckResult } from './checker.js';
+import { answerExcerpt } from './op-answers.js';
 
 interface Effect {
   key: string;
@@ -25,7 +26,7 @@ export function exactlyOnce(): Checker {
       if (effects.length === 0) return result(name, 'inconclusive', 'no counter adds were recorded');
       const keys = [...new Set(effects.map((e) => e.key))].sort();
       const problems: string[] = [];
-      const unread: string[] = [];
+      const unread: { key: string; why: string }[] = [];
       const perKey: Record<string, unknown> = {};
       const ids: string[] = [];
       for (const key of keys) {
@@ -36,7 +37,7 @@ export function exactlyOnce(): Checker {
         const unknownSum = sum(unknown.map((e) => e.delta));
         perKey[key] = { final, okSum, unknownSum, unknownEffects: unknown.length };
         if (final === undefined) {
-          unread.push(key);
+          unread.push({ key, why: whyUnread(pairs, key, lastEndMs(pairs, key)) });
           continue;
         }
         const extra = final - okSum;
@@ -56,11 +57,16 @@ export function exactlyOnce(): Checker {
           for (const e of mine) ids.push(...e.invocationIds);
         }
       }
-      const details = { perKey, unreadKeys: unread };
+      const details = { perKey, unreadKeys: unread.map((u) => u.key), unreadBecause: unread };
       if (problems.length > 0)
         return result(name, 'fail', problems.join('; '), { invocationIds: ids.slice(0, 500), details });
       if (unread.length > 0)
-        return result(name, 'inconclusive', `no final read of counter(s) ${unread.join(', ')}`, { details });
+        return result(
+          name,
+          'inconclusive',
+          `no final read of counter(s) ${unread.map((u) => `${u.key} (${u.why})`).join('; ')}`,
+          { details },
+        );
       return result(name, 'pass', `${keys.length} counters hold exactly their effects`, { details });
     },
   };
@@ -115,6 +121,23 @@ function finalValue(pairs: readonly PairedOp[], key: string, afterMs: number): n
     if (best === undefined || p.invoke.timeMs >= best.invoke.timeMs) best = p;
   }
   return best?.end?.response?.value;
+}
+
+/**
+ * Why a key has no final value, from the client history: what its last read after the adds
+ * (the runner's final read first) answered, or that no read came after them.
+ */
+function whyUnread(pairs: readonly PairedOp[], key: string, afterMs: number): string {
+  const reads = pairs.filter((p) => p.invoke.kind === 'counterGet' && p.invoke.request?.counterKey === key);
+  const finals = reads.filter((p) => p.invoke.request?.final === true);
+  const late = reads.filter((p) => p.invoke.timeMs >= afterMs);
+  const last = (finals.length > 0 ? finals : late).at(-1);
+  if (last !== undefined)
+    return `${last.invoke.request?.final === true ? 'the final read' : 'the last read after the adds'} answered ${answerExcerpt(last)}${last.end?.type === 'ok' ? ', no counter value in it' : ''}`;
+  if (!Number.isFinite(afterMs)) return 'an add on it was still open at the deadline';
+  return reads.length === 0
+    ? 'it was never read'
+    : `no read of it after its last add ended at ${Math.round(afterMs)} ms`;
 }
 
 /** Whether some subset of `values` sums to `target`; non-integer or huge inputs only get the range check. */

@@ -1,9 +1,10 @@
 // Failover has a time bound: when a processor (usually a leader) is killed, paused, restarted
 // or deposed, the cluster moves its partitions and the ingress resends, so every op live during
 // that window must end within `maxMs` of the later of its invoke and the fault's injection —
-// however long the node itself stays down. Faults on links are left out (nothing fails over).
+// however long the node itself stays down. Faults on links are left out (nothing fails over):
+// a run with no fault on a processor is not applicable, not inconclusive.
 import { runEndMs, type FaultWindow, type RunData } from '../run-data/run-data.js';
-import { result, type Checker, type CheckResult } from './checker.js';
+import { faultsOfRun, notApplicable, result, type Checker, type CheckResult } from './checker.js';
 import { clientOps, describeOp, ids, opsLiveIn, windowLabel } from './op-answers.js';
 
 export interface FailoverTimeBoundedOptions {
@@ -39,7 +40,14 @@ export function failoverTimeBounded(options: FailoverTimeBoundedOptions = {}): C
     name,
     check(run: RunData): CheckResult {
       const windows = run.faults.filter(hurtsProcessor);
-      if (windows.length === 0) return result(name, 'inconclusive', 'no fault on a processor was injected');
+      if (windows.length === 0)
+        return notApplicable(
+          name,
+          `no fault on a processor (nothing to fail over from; ${faultsOfRun(run)})`,
+          {
+            faults: run.faults.map(windowLabel),
+          },
+        );
       const ops = clientOps(run);
       const end = runEndMs(run);
       const perWindow = [];

@@ -14,7 +14,7 @@ import {
   type RunData,
 } from '../run-data/run-data.js';
 import { toxiproxyMetricNames } from '../protocol/names.js';
-import { result, type Checker, type CheckResult } from './checker.js';
+import { notApplicable, result, type Checker, type CheckResult } from './checker.js';
 import { groupSeries, counterIncrease } from './series-math.js';
 import type { SeriesSample } from '../run-data/run-data.js';
 
@@ -61,7 +61,8 @@ export function faultsHitTraffic(): Checker {
   return {
     name,
     check(run: RunData): CheckResult {
-      if (run.faults.length === 0) return result(name, 'inconclusive', 'no fault was injected');
+      if (run.faults.length === 0)
+        return notApplicable(name, 'the run injected no fault (nothing had to meet traffic)');
       const end = runEndMs(run);
       const bytesByProxy = proxyByteSeries(run.series);
       const ops = pairOps(run.history);

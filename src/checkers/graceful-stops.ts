@@ -57,7 +57,15 @@ export function gracefulStops(): Checker {
                   `${s.service} still running ${Math.round(s.graceMs)} ms after SIGTERM (${windowLabel(w)})`,
               )
               .join('; '),
-          { details },
+          {
+            details,
+            moments: killed.map(({ w, s }) => ({
+              fromMs: w.injectedAtMs,
+              toMs: w.injectedAtMs + Math.max(s.ms, s.graceMs),
+              what: `still running ${Math.round(s.graceMs)} ms after SIGTERM, then SIGKILLed`,
+              service: s.service,
+            })),
+          },
         );
       return result(
         name,

@@ -9,8 +9,13 @@ export function idempotentRetriesAgree(): Checker {
     name,
     check(run: RunData): CheckResult {
       const groups = new Map<string, { ids: Set<string>; outputs: Set<string>; n: number }>();
+      const keyed = { ops: 0, ok: 0 };
       for (const p of pairOps(run.history)) {
         const req = p.invoke.request;
+        if (req?.idempotencyKey !== undefined && p.invoke.kind !== 'counterGet') {
+          keyed.ops++;
+          if (p.end?.type === 'ok') keyed.ok++;
+        }
         if (req?.idempotencyKey === undefined || p.end?.type !== 'ok') continue;
         if (p.invoke.kind === 'counterGet') continue;
         const key = `${req.path.replace(/\/send$/, '')}|${req.idempotencyKey}`;
@@ -25,7 +30,12 @@ export function idempotentRetriesAgree(): Checker {
       }
       const repeated = [...groups.entries()].filter(([, g]) => g.n >= 2);
       if (repeated.length === 0)
-        return result(name, 'inconclusive', 'no idempotency key was answered ok more than once');
+        return result(
+          name,
+          'inconclusive',
+          `no idempotency key was answered ok more than once (${keyed.ops} ops carried a key, ${keyed.ok} answered ok, over ${groups.size} keys)`,
+          { details: { keyedOps: keyed.ops, keyedOk: keyed.ok, keys: groups.size } },
+        );
       const bad = repeated.filter(([, g]) => g.ids.size > 1 || g.outputs.size > 1);
       const details = {
         keysWithRetries: repeated.length,

@@ -38,10 +38,19 @@ export function keysFreeAfterHeal(): Checker {
             .join('; '),
           { invocationIds: held.flatMap((h) => h.ids).slice(0, 200), details },
         );
-      if (unasked.length > 0)
-        return result(name, 'inconclusive', `no op after the heal on key(s) ${unasked.join(', ')}`, {
-          details,
-        });
+      if (unasked.length > 0) {
+        const lastOp = (key: string): number =>
+          Math.max(...ops.filter((p) => p.invoke.request!.counterKey === key).map((p) => p.invoke.timeMs));
+        return result(
+          name,
+          'inconclusive',
+          `no op invoked after the final heal at ${Math.round(heal)} ms on key(s) ${unasked
+            .slice(0, 10)
+            .map((k) => `${k} (last invoked at ${Math.round(lastOp(k))} ms)`)
+            .join(', ')}${unasked.length > 10 ? ` and ${unasked.length - 10} more` : ''}`,
+          { details },
+        );
+      }
       return result(name, 'pass', `all ${keys.length} keys answered after the heal`, { details });
     },
   };

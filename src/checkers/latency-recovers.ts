@@ -6,7 +6,7 @@
 // too (a closed loop of stuck clients makes no new ops).
 // Windows with fewer than `minOps` ops and no stuck ones are not judged.
 import { runEndMs, type RunData } from '../run-data/run-data.js';
-import { result, type Checker, type CheckResult } from './checker.js';
+import { notApplicable, result, type Checker, type CheckResult } from './checker.js';
 import { clientOps, describeOp, ids, quantile, windowLabel } from './op-answers.js';
 
 export interface LatencyRecoversOptions {
@@ -28,7 +28,8 @@ export function latencyRecovers(options: LatencyRecoversOptions = {}): Checker {
   return {
     name,
     check(run: RunData): CheckResult {
-      if (run.faults.length === 0) return result(name, 'inconclusive', 'no fault was injected');
+      if (run.faults.length === 0)
+        return notApplicable(name, 'the run injected no fault (no heal to recover from)');
       const ops = clientOps(run);
       const end = runEndMs(run);
       const lat = (p: (typeof ops)[number]): number => (p.end?.timeMs ?? end) - p.invoke.timeMs;
@@ -37,15 +38,25 @@ export function latencyRecovers(options: LatencyRecoversOptions = {}): Checker {
         .filter((p) => p.invoke.timeMs < firstFault && p.end?.type === 'ok')
         .map(lat)
         .sort((a, b) => a - b);
-      if (before.length < minOps)
-        return result(name, 'inconclusive', `only ${before.length} ops before the first fault`);
+      if (before.length < minOps) {
+        const first = run.faults.find((w) => w.injectedAtMs === firstFault)!;
+        return result(
+          name,
+          'inconclusive',
+          `only ${before.length} ops answered ok before the first fault (${windowLabel(first)} at ${Math.round(firstFault)} ms; a baseline needs ${minOps})`,
+          { details: { okBeforeFirstFault: before.length, minOps, firstFaultAtMs: Math.round(firstFault) } },
+        );
+      }
       const baseline = quantile(before, 0.9);
       const bound = Math.max(baseline * factor, baseline + slackMs);
       const chaosEnd = run.phases.chaosEndMs ?? end;
       const perWindow = [];
       const wedged = [];
       for (const w of run.faults) {
-        if (w.healedAtMs === undefined) continue;
+        if (w.healedAtMs === undefined) {
+          perWindow.push({ window: windowLabel(w), ops: 0, judged: false, notHealed: true });
+          continue;
+        }
         const from = w.healedAtMs + recoverMs;
         const nextInject = Math.min(
           chaosEnd,
@@ -115,9 +126,18 @@ export function latencyRecovers(options: LatencyRecoversOptions = {}): Checker {
         );
       }
       if (!perWindow.some((p) => p.judged))
-        return result(name, 'inconclusive', `no fault window had ${minOps} ops after its heal to judge`, {
-          details,
-        });
+        return result(
+          name,
+          'inconclusive',
+          `no fault window had ${minOps} ops after its heal to judge (${perWindow
+            .slice(0, 6)
+            .map(
+              (p) =>
+                `${p.window}: ${'notHealed' in p ? 'never healed' : `${p.ops} ops from ${recoverMs} ms after the heal`}`,
+            )
+            .join('; ')}${perWindow.length > 6 ? `; ${perWindow.length - 6} more` : ''})`,
+          { details },
+        );
       return result(
         name,
         'pass',

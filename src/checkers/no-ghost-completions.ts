@@ -181,7 +181,7 @@ export function noGhostCompletions(): Checker {
           return result(
             name,
             'inconclusive',
-            'ops stayed open but the run has no End spans to reconcile them with',
+            `${pairs.filter((p) => p.end === undefined).length} ops stayed open but the run has no End spans to reconcile them with (${run.spans?.length ?? 0} spans in all, ${serverTraces.size} traces with a server span)`,
             { details },
           );
         return result(

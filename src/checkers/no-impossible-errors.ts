@@ -16,6 +16,14 @@ export function noImpossibleErrors(): Checker {
     check(run: RunData): CheckResult {
       const ops = clientOps(run);
       if (ops.length === 0) return result(name, 'inconclusive', 'no client ops were recorded');
+      // It reads HTTP statuses: answers without one (a client adapter's) leave it nothing to judge.
+      if (!ops.some((p) => statusOf(p) !== undefined))
+        return result(
+          name,
+          'inconclusive',
+          `none of the ${ops.length} client ops carried an HTTP status (a client adapter's answers have none): nothing to judge; declare the check inapplicable on this target`,
+          { details: { ops: ops.length, withStatus: 0 } },
+        );
       const lastOkMs = Math.max(-1, ...ops.filter((p) => p.end?.type === 'ok').map((p) => p.end!.timeMs));
       const finalNo = ops.filter((p) => {
         const s = statusOf(p);

@@ -54,6 +54,27 @@ export function describeOp(p: PairedOp, run: RunData): Record<string, unknown> {
   };
 }
 
+const EXCERPT_CHARS = 120;
+
+/**
+ * How an op ended, in a few words for a summary: `ok 200 {"value":3}`, `fail 503 "no leader"`,
+ * `info client_timeout: …`, or `no answer (open at the deadline)`; bodies cut to a short excerpt.
+ */
+export function answerExcerpt(p: PairedOp): string {
+  const end = p.end;
+  if (end === undefined) return 'no answer (open at the deadline)';
+  const status = end.response?.status;
+  const body = end.response?.body;
+  const parts: string[] = [end.type];
+  if (status !== undefined) parts.push(String(status));
+  if (end.error !== undefined) parts.push(`${end.error.code}: ${cut(end.error.message)}`);
+  if (body !== undefined) parts.push(`body ${cut(JSON.stringify(body) ?? typeof body)}`);
+  else if (end.type === 'ok') parts.push('no body');
+  return parts.join(' ');
+}
+
+const cut = (s: string): string => (s.length <= EXCERPT_CHARS ? s : `${s.slice(0, EXCERPT_CHARS)}…`);
+
 export function ids(ops: readonly PairedOp[]): string[] {
   return ops
     .map((p) => p.end?.invocationId ?? p.invoke.invocationId)

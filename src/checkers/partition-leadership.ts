@@ -7,6 +7,7 @@
 import { metricNames } from '../protocol/names.js';
 import { finalHealMs, runEndMs, type RunData } from '../run-data/run-data.js';
 import { result, type Checker, type CheckResult } from './checker.js';
+import { scrapedInstead } from './series-math.js';
 
 export interface LeadershipChange {
   tMs: number;
@@ -92,7 +93,11 @@ export function partitionLeadership(options: PartitionLeadershipOptions = {}): C
       const deadline = runEndMs(run);
       const timeline = leadershipTimeline(run, deadline);
       if (timeline.length === 0)
-        return result(name, 'inconclusive', `no samples of ${metricNames.processorIsLeader}`);
+        return result(
+          name,
+          'inconclusive',
+          `no samples of ${metricNames.processorIsLeader} (${scrapedInstead(run.series, [metricNames.processorIsLeader])})`,
+        );
       const lastAt = new Map<string, number>();
       const end = new Map<string, string[]>();
       for (const c of timeline) end.set(c.partition, c.leaders);
@@ -128,10 +133,26 @@ export function partitionLeadership(options: PartitionLeadershipOptions = {}): C
                 `partition ${b.partition} has ${b.leaders.length === 0 ? 'no leader' : `${b.leaders.length} leaders (${b.leaders.join(', ')})`} since ${(b.since / 1000).toFixed(1)} s`,
             )
             .join('; ') + ` at the deadline (stuck: ${stuckAfterMs / 1000} s or more)`,
-          { details: { ...details, bad } },
+          {
+            details: { ...details, bad },
+            moments: bad.map((b) => ({
+              fromMs: b.since,
+              toMs: deadline,
+              what:
+                b.leaders.length === 0
+                  ? 'no leader until the deadline'
+                  : `${b.leaders.join(' and ')} both leading until the deadline`,
+              ...(Number.isInteger(Number(b.partition)) ? { partition: Number(b.partition) } : {}),
+            })),
+          },
         );
       if (stale.length === end.size)
-        return result(name, 'inconclusive', 'no leadership sample after the heal', { details });
+        return result(
+          name,
+          'inconclusive',
+          `no leadership sample after the final heal at ${Math.round(heal)} ms (the last at ${Math.round(Math.max(...lastAt.values()))} ms: were the processors still down?)`,
+          { details },
+        );
       if (settling.length > 0)
         return result(
           name,

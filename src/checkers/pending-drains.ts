@@ -6,7 +6,8 @@
 import { metricNames } from '../protocol/names.js';
 import { finalHealMs, type RunData, type SeriesSample } from '../run-data/run-data.js';
 import { result, type Checker, type CheckResult } from './checker.js';
-import { groupSeries } from './series-math.js';
+import type { EvidenceMoment } from '../run-data/verdict.js';
+import { groupSeries, scrapedInstead, seriesKey } from './series-math.js';
 
 export interface PendingDrainsOptions {
   metrics?: string[];
@@ -24,17 +25,28 @@ export function pendingDrains(options: PendingDrainsOptions = {}): Checker {
       const deadline = run.phases.deadlineMs ?? Number.POSITIVE_INFINITY;
       const last: SeriesSample[] = [];
       const stale: string[] = [];
-      for (const [key, g] of groupSeries(run.series, names)) {
+      let lastStale = 0;
+      const groups = groupSeries(run.series, names);
+      for (const [key, g] of groups) {
         const upTo = g.filter((x) => x.tMs <= deadline);
         const s = upTo[upTo.length - 1];
         if (s === undefined) continue;
-        if (s.tMs < heal) stale.push(key);
-        else last.push(s);
+        if (s.tMs < heal) {
+          stale.push(key);
+          lastStale = Math.max(lastStale, s.tMs);
+        } else last.push(s);
       }
       if (last.length === 0)
-        return result(name, 'inconclusive', `no samples of ${names.join(', ')} after the heal`, {
-          details: { staleSeries: stale },
-        });
+        return result(
+          name,
+          'inconclusive',
+          `no samples of ${names.join(', ')} after the final heal at ${Math.round(heal)} ms (${
+            stale.length > 0
+              ? `${stale.length} series stopped before it, the last sample at ${Math.round(lastStale)} ms`
+              : scrapedInstead(run.series, names)
+          })`,
+          { details: { staleSeries: stale } },
+        );
       const stuck = last.filter((s) => s.value !== 0);
       const details = { seriesChecked: last.length, staleSeries: stale };
       if (stuck.length === 0)
@@ -43,8 +55,34 @@ export function pendingDrains(options: PendingDrainsOptions = {}): Checker {
         name,
         'fail',
         stuck.map((s) => `${s.service} ${s.name}${JSON.stringify(s.labels)}=${s.value}`).join('; '),
-        { series: stuck, details },
+        {
+          series: stuck,
+          details,
+          moments: stuck.map((s) => stuckSince(groups.get(seriesKey(s)) ?? [s], s, deadline)),
+        },
       );
     },
+  };
+}
+
+/**
+ * When a gauge that ended above 0 reached the level it kept: from its last sample below its
+ * final value (the run's start when it never was) to the next sample. Under load the gauge also
+ * counts live requests, so it is rarely at 0; the level it ended at is what leaked or stayed
+ * stuck, and the moment it was last below that is when the last of it got stuck — what the
+ * diagnosis reads the faults at.
+ */
+function stuckSince(g: readonly SeriesSample[], last: SeriesSample, deadline: number): EvidenceMoment {
+  const upTo = g.filter((x) => x.tMs <= deadline);
+  let i = upTo.length - 1;
+  while (i >= 0 && upTo[i]!.value >= last.value) i--;
+  const reached = upTo[i + 1] ?? last;
+  const partition = Number(last.labels['partition']);
+  return {
+    fromMs: i >= 0 ? upTo[i]!.tMs : 0,
+    toMs: reached.tMs,
+    what: `${last.name} reached ${last.value} and never drained`,
+    service: last.service,
+    ...(last.labels['partition'] !== undefined && Number.isInteger(partition) ? { partition } : {}),
   };
 }

@@ -22,7 +22,7 @@
 import { metricNames } from '../protocol/names.js';
 import { finalHealMs, runEndMs, type RunData, type SeriesSample } from '../run-data/run-data.js';
 import { result, type Checker, type CheckResult } from './checker.js';
-import { counterIncrease, groupSeries, restartsOf } from './series-math.js';
+import { counterIncrease, groupSeries, restartsOf, scrapedInstead } from './series-math.js';
 
 export interface ResendRateBoundedOptions {
   maxPerPendingPerSec?: number;
@@ -45,7 +45,12 @@ export function resendRateBounded(options: ResendRateBoundedOptions = {}): Check
     needs: [resendsName],
     check(run: RunData): CheckResult {
       const resends = groupSeries(run.series, [resendsName]);
-      if (resends.size === 0) return result(name, 'inconclusive', `no samples of ${resendsName}`);
+      if (resends.size === 0)
+        return result(
+          name,
+          'inconclusive',
+          `no samples of ${resendsName} (${scrapedInstead(run.series, [resendsName])})`,
+        );
       const resending = byPartition(groupSeries(run.series, [metricNames.ingressResendingRequests]));
       const resent = byPartition(groupSeries(run.series, [metricNames.ingressResentRequestsTotal]));
       const pending = groupSeries(run.series, [metricNames.ingressPendingRequests]);
@@ -104,8 +109,30 @@ export function resendRateBounded(options: ResendRateBoundedOptions = {}): Check
           `${afterSettle} resends more than ${settleMs} ms after the final heal: they never settled`,
         );
       const evidence = evidenceSeries(resends, worst.fromMs, worst.toMs);
+      const partition = Number(worst.partition);
+      const moments = [
+        ...(worst.perPending > maxRate
+          ? [
+              {
+                fromMs: worst.fromMs,
+                toMs: worst.toMs,
+                what: `a resend storm, ${round(worst.perPending)} resends/s per ${per} request (bound ${maxRate})`,
+                ...(worst.partition !== '' && Number.isInteger(partition) ? { partition } : {}),
+              },
+            ]
+          : []),
+        ...(afterSettle > maxAfterSettle
+          ? [
+              {
+                fromMs: settleFrom,
+                toMs: end,
+                what: `${afterSettle} resends after the system should have settled`,
+              },
+            ]
+          : []),
+      ];
       if (problems.length > 0)
-        return result(name, 'fail', problems.join('; '), { details, series: evidence });
+        return result(name, 'fail', problems.join('; '), { details, series: evidence, moments });
       return result(
         name,
         'pass',

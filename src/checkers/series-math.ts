@@ -102,3 +102,21 @@ export function totalIncrease(
   }
   return { increase, seriesSeen, evidence };
 }
+
+/**
+ * What the scrapes held when a check found no sample of `names` where it looked, for its
+ * inconclusive summary: when their samples are, else how many samples of other metrics and
+ * from which services, else that nothing was scraped.
+ */
+export function scrapedInstead(samples: readonly SeriesSample[], names: readonly string[], max = 6): string {
+  if (samples.length === 0) return 'the run has no metric samples at all: nothing was scraped';
+  const own = samples.filter((s) => names.includes(s.name));
+  if (own.length > 0) {
+    const times = own.map((s) => s.tMs);
+    return `${names.length === 1 ? 'its' : 'their'} ${own.length} samples lie between ${Math.round(Math.min(...times))} and ${Math.round(Math.max(...times))} ms`;
+  }
+  const services = [...new Set(samples.map((s) => s.service))].sort();
+  const shown =
+    services.slice(0, max).join(', ') + (services.length > max ? ` and ${services.length - max} more` : '');
+  return `the scrapes hold ${samples.length} samples of other metrics, from ${shown}`;
+}

@@ -22,7 +22,7 @@
 // The bounds come from the target (TargetProfile.slo): the reference cluster's are derived
 // from its failure detection, lease and backoff settings (targets/reference.ts).
 import { runEndMs, type FaultWindow, type PairedOp, type RunData } from '../run-data/run-data.js';
-import { result, type Checker, type CheckResult } from './checker.js';
+import { notApplicable, result, type Checker, type CheckResult } from './checker.js';
 import { hurtsProcessor } from './failover-time-bounded.js';
 import { clientOps, describeOp, ids, quantile, windowLabel } from './op-answers.js';
 
@@ -86,7 +86,11 @@ export function serviceLevels(slo: ServiceLevels): Checker {
   return {
     name,
     check(run: RunData): CheckResult {
-      if (run.faults.length === 0) return result(name, 'inconclusive', 'no fault was injected');
+      if (run.faults.length === 0)
+        return notApplicable(
+          name,
+          'the run injected no fault (the service levels hold during and after faults)',
+        );
       const ops = clientOps(run);
       const end = runEndMs(run);
       const endOf = (p: PairedOp): number => p.end?.timeMs ?? end;

@@ -2,8 +2,8 @@
 // resendsObserved and leadershipChanged. A window counts from its injection to `graceMs`
 // after its heal (the system reacts after a heal too, e.g. a restart announces a leader).
 import { runEndMs, type FaultWindow, type RunData } from '../run-data/run-data.js';
-import { result, type Checker, type CheckResult } from './checker.js';
-import { groupSeries, restartsOf, totalIncrease } from './series-math.js';
+import { faultsOfRun, notApplicable, result, type Checker, type CheckResult } from './checker.js';
+import { groupSeries, restartsOf, scrapedInstead, totalIncrease } from './series-math.js';
 
 export interface WindowCounterSpec {
   name: string;
@@ -20,7 +20,10 @@ export function windowCounterChecker(spec: WindowCounterSpec): Checker {
     needs: spec.metrics,
     check(run: RunData): CheckResult {
       const windows = run.faults.filter(spec.relevant);
-      if (windows.length === 0) return result(spec.name, 'inconclusive', `no ${spec.what} was injected`);
+      if (windows.length === 0)
+        return notApplicable(spec.name, `no ${spec.what} (${faultsOfRun(run)})`, {
+          faults: run.faults.map((w) => `${w.fault}@${w.target}`),
+        });
       const end = runEndMs(run);
       const missed: FaultWindow[] = [];
       const unseen: FaultWindow[] = [];
@@ -49,12 +52,22 @@ export function windowCounterChecker(spec: WindowCounterSpec): Checker {
         return result(spec.name, 'fail', `${spec.metrics.join(' / ')} did not move for ${label(missed)}`, {
           details,
           series: evidence.slice(0, 100),
+          moments: missed.map((w) => {
+            // The one service the fault struck (a link's name has an arrow), when it struck one.
+            const services = [...new Set(w.affects.filter((a) => !a.includes('->')))];
+            return {
+              fromMs: w.injectedAtMs,
+              toMs: Math.min(end, (w.healedAtMs ?? end) + spec.graceMs),
+              what: `${spec.metrics.join(' / ')} did not move`,
+              ...(services.length === 1 ? { service: services[0]! } : {}),
+            };
+          }),
         });
       if (unseen.length > 0)
         return result(
           spec.name,
           'inconclusive',
-          `no samples of ${spec.metrics.join(' / ')} around ${label(unseen)}`,
+          `no samples of ${spec.metrics.join(' / ')} around ${label(unseen)} (${scrapedInstead(run.series, spec.metrics)})`,
           {
             details,
           },

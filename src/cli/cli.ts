@@ -4,7 +4,7 @@
 import { commands } from './commands.js';
 import { exitCodes } from './command.js';
 import { exitWith, runCommand } from './run-command.js';
-import { limitHeapGrowth } from '../util/gc.js';
+import { limitHeapGrowth } from '../launch/gc.js';
 
 function usage(): string {
   const lines = ['usage: limbo <command> [options]', '', 'commands:'];

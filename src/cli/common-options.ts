@@ -39,3 +39,15 @@ export function checkCoverageRuntime(coverage: boolean, runtime: string): void {
   if (coverage && runtime !== 'local')
     throw new UsageError(`--coverage needs the local runtime (got --runtime ${runtime})`);
 }
+
+export const shardOption = {
+  type: 'string',
+  description:
+    'run only shard k of N (k/N): the items whose index in the unsharded list is k-1 mod N, with the same seeds (needs --seed); writes limbo-shard-k-of-N.json into --out for limbo merge',
+} as const;
+
+export const planOption = {
+  type: 'bool',
+  default: false,
+  description: 'print what would run (each item with its seed, after --shard) and exit without running',
+} as const;

@@ -11,7 +11,15 @@ import { formatHelp, parseOptions, type OptionSpecs } from '../util/options.js';
 import { randomSeed } from '../util/random.js';
 import type { Command } from './command.js';
 import { exitCodes } from './command.js';
-import { checkCoverageRuntime, coverageOption, outOption, runtimeOption } from './common-options.js';
+import {
+  checkCoverageRuntime,
+  coverageOption,
+  outOption,
+  planOption,
+  runtimeOption,
+  shardOption,
+} from './common-options.js';
+import { parseShard, planLine, requireShardSeed, shardEntries, writeShardManifest } from '../runner/shard.js';
 import { chooseRuntime, dockerRunOptions } from './docker-options.js';
 import { progressPrinter } from './progress.js';
 import { runPrometheusChoice } from './run-prometheus-choice.js';
@@ -49,6 +57,11 @@ const options = {
   },
   out: outOption,
   runtime: runtimeOption,
+  shard: {
+    ...shardOption,
+    description: `${shardOption.description} (split by bug switch; each shard runs the suites its switches used on plain reference)`,
+  },
+  plan: planOption,
   ...dockerRunOptions,
 } satisfies OptionSpecs;
 
@@ -63,11 +76,24 @@ export const detectCommand: Command = {
     }
     if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument ${parsed.positionals[0]}`);
     const o = parsed.options;
-    const switches = o.switches !== undefined ? [...parseBugs(o.switches, '--switches')] : [...bugNames];
-    if (switches.length === 0) throw new UsageError('--switches: name at least one switch');
+    const allSwitches = o.switches !== undefined ? [...parseBugs(o.switches, '--switches')] : [...bugNames];
+    if (allSwitches.length === 0) throw new UsageError('--switches: name at least one switch');
+    const shard = o.shard !== undefined ? parseShard(o.shard) : undefined;
+    requireShardSeed(shard, o.seed);
+    const entries = shardEntries(allSwitches, shard);
+    const switches = entries.map((e) => e.item);
     const seed = o.seed ?? randomSeed();
     process.stdout.write(`seed ${seed}\n`);
     const suites = await loadSuites(o.suites ?? ['chaos']);
+    if (o.plan) {
+      for (const { index, item } of entries) {
+        const claiming = suites.filter((s) => s.suite.catches.includes(item)).map((s) => s.suite.name);
+        process.stdout.write(
+          `${planLine(index, allSwitches.length, item, seed)} (${claiming.join(', ') || 'no suite claims it: explore'})\n`,
+        );
+      }
+      return exitCodes.pass;
+    }
     checkCoverageRuntime(o.coverage, o.runtime);
     const runtime = await chooseRuntime(o.runtime, env, o);
     const prometheus = runPrometheusChoice(
@@ -94,6 +120,19 @@ export const detectCommand: Command = {
     const files = writeDetection(report, join(o.out, `detection-${report.startedAt.replace(/[:]/g, '-')}`));
     process.stdout.write('\n' + detectionTable(report));
     process.stdout.write(`wrote ${files.json} and ${files.html}\nseed ${seed}\n`);
+    if (shard !== undefined) {
+      const file = writeShardManifest(o.out, {
+        command: 'detect',
+        shard,
+        seed,
+        target: 'reference',
+        items: allSwitches,
+        part: switches,
+        endedAt: new Date().toISOString(),
+        result: report,
+      });
+      process.stdout.write(`shard ${shard.index}/${shard.count}: ${file} (limbo merge reads it)\n`);
+    }
     if (report.missedMustCatch.length > 0)
       process.stdout.write(`missed must-catch switch(es): ${report.missedMustCatch.join(', ')}\n`);
     for (const f of report.falseAlarms)

@@ -5,7 +5,7 @@
 // Only node:fs and two small files load before the choice.
 import './compile-cache.js'; // first: so the bundle's bytecode is cached too (Node ≥ 22.1)
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { bundleIfCurrent } from '../util/bundle.js';
+import { bundleIfCurrent } from '../launch/bundle.js';
 
 export const runnerEntryFiles = {
   bundle: fileURLToPath(new URL('./limbo.bundle.mjs', import.meta.url)),

@@ -2,8 +2,16 @@
 // budget run out); each failure is shrunk, confirmed and saved under seeds/ for `limbo run
 // seeds/` to replay. Exit 0 when nothing failed, 1 when a failing schedule was saved.
 import { relative } from 'node:path';
-import { explore } from '../explore/explore.js';
-import { exploreFaultKinds, type ExploreFaultKind } from '../explore/plan.js';
+import { explore, plannedRun, type ExploreRun } from '../explore/explore.js';
+import { describePlanned, exploreFaultKinds, type ExploreFaultKind } from '../explore/plan.js';
+import {
+  parseShard,
+  planLine,
+  requireShardSeed,
+  shardEntries,
+  writeShardManifest,
+  type Shard,
+} from '../runner/shard.js';
 import { parseShrinkConfirm } from '../explore/shrink.js';
 import { writeSeedFile } from '../runner/seed-file.js';
 import { runSuiteOutcome } from '../runner/run-suite.js';
@@ -17,7 +25,14 @@ import { formatHelp, parseOptions } from '../util/options.js';
 import { randomSeed } from '../util/random.js';
 import type { Command } from './command.js';
 import { exitCodes } from './command.js';
-import { coverageOption, outOption, targetOption, toxiproxyUrlOption } from './common-options.js';
+import {
+  coverageOption,
+  outOption,
+  planOption,
+  shardOption,
+  targetOption,
+  toxiproxyUrlOption,
+} from './common-options.js';
 import { commandSummaries } from './command-summaries.js';
 
 const allKinds: string[] = [...exploreFaultKinds];
@@ -85,7 +100,24 @@ const options = {
     default: 'corpus',
     description: 'where --guided keeps its corpus (read back by the next search)',
   },
+  shard: {
+    ...shardOption,
+    description: `${shardOption.description} (split by schedule index of --runs; not with --guided)`,
+  },
+  plan: planOption,
 } as const;
+
+/** What a shard of `limbo explore` leaves in its manifest for `limbo merge`. */
+export interface ExploreShardResult {
+  /** Each schedule the shard ran, with its index in the unsharded search (0-based). */
+  runs: (ExploreRun & { index: number })[];
+  /** Seed files saved (relative to the working directory, as printed). */
+  found: string[];
+  stoppedBy: 'runs' | 'budget';
+}
+
+/** Schedule i's name in the list a shard splits. */
+const runItem = (i: number): string => `run-${i + 1}`;
 
 export const exploreCommand: Command = {
   name: 'explore',
@@ -101,6 +133,14 @@ export const exploreCommand: Command = {
         `limbo explore takes no positional arguments (got ${parsed.positionals.join(' ')})`,
       );
     const o = parsed.options;
+    const shard: Shard | undefined = o.shard !== undefined ? parseShard(o.shard) : undefined;
+    requireShardSeed(shard, o.seed);
+    if (shard !== undefined && o.guided)
+      throw new UsageError(
+        '--shard cannot split a --guided search: each schedule depends on the corpus the runs before it built',
+      );
+    if (o.plan && o.guided)
+      throw new UsageError('--plan cannot show a --guided search: its schedules depend on the runs');
     const target = await resolveTarget(o.target);
     if (!o.target.startsWith('reference') && target.shape === undefined)
       throw new UsageError(
@@ -114,14 +154,37 @@ export const exploreCommand: Command = {
           );
         return k as ExploreFaultKind;
       })
-      // Declared targets declare no way to transfer leadership: they draw every other kind.
-      .filter((k) => k !== 'transfer-leadership' || target.shape === undefined);
+      // A declared target draws transfers only when it declares leadershipTransfer.
+      .filter(
+        (k) =>
+          k !== 'transfer-leadership' || target.unsupported?.([{ kind: 'transferLeadership' }]) === undefined,
+      );
     const shrinkConfirm = parseShrinkConfirm(o.shrinkConfirm);
     const chaosMs = parseDurationMs(o.chaos);
     if (chaosMs < 3000) throw new UsageError('--chaos must be at least 3s');
     const seed = o.seed ?? randomSeed();
+    const indices = shardEntries(
+      Array.from({ length: o.runs }, (_, i) => i),
+      shard,
+    ).map((e) => e.item);
+    if (o.plan) {
+      process.stdout.write(`seed ${seed}\n`);
+      for (const i of indices) {
+        const p = plannedRun(i, {
+          seed,
+          chaosMs,
+          maxFaults: o.maxFaults,
+          kinds,
+          ...(target.shape !== undefined ? { shape: target.shape } : {}),
+        });
+        process.stdout.write(
+          `${planLine(i, o.runs, runItem(i), p.seed)}: ${p.schedule.map(describePlanned).join('; ')}\n`,
+        );
+      }
+      return exitCodes.pass;
+    }
     process.stdout.write(
-      `seed ${seed} (replay the whole search: npx limbo explore --target ${o.target} --seed ${seed} --runs ${o.runs})\n`,
+      `seed ${seed} (replay the whole search: npx limbo explore --target ${o.target} --seed ${seed} --runs ${o.runs}${shard !== undefined ? ` --shard ${shard.index}/${shard.count}` : ''})\n`,
     );
     // One Ctrl-C handler for the whole search: it stops every slot's run, then exits.
     const search = createCleanup();
@@ -155,6 +218,7 @@ export const exploreCommand: Command = {
       write: (line) => process.stdout.write(line + '\n'),
       save: (s) => relative(process.cwd(), writeSeedFile(o.seedsDir, s)) || o.seedsDir,
       parallel: o.parallel,
+      ...(shard !== undefined ? { shard } : {}),
       ...(guide !== undefined ? { guide } : {}),
       runOne: async (suite, runSeed, slot) => {
         const cleanup = createCleanup();
@@ -194,6 +258,26 @@ export const exploreCommand: Command = {
       process.stdout.write(
         '  a failure on reference is a bug in the reference cluster: CI replays seeds/ and stays red until it is fixed\n',
       );
+    if (shard !== undefined) {
+      // The runs come back in schedule order, the first of the shard's indices (all of them
+      // unless the budget ran out).
+      const shardResult: ExploreShardResult = {
+        runs: result.runs.map((r, j) => ({ ...r, index: indices[j]!, runDir: relative(o.out, r.runDir) })),
+        found: result.found,
+        stoppedBy: result.stoppedBy,
+      };
+      const file = writeShardManifest(o.out, {
+        command: 'explore',
+        shard,
+        seed,
+        target: o.target,
+        items: Array.from({ length: o.runs }, (_, i) => runItem(i)),
+        part: indices.map(runItem),
+        endedAt: new Date().toISOString(),
+        result: shardResult,
+      });
+      process.stdout.write(`shard ${shard.index}/${shard.count}: ${file} (limbo merge reads it)\n`);
+    }
     return result.found.length > 0 ? exitCodes.fail : exitCodes.pass;
   },
 };

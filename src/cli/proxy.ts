@@ -1,13 +1,13 @@
 // `limbo proxy [--host H] [--port P] [--seed N]`: the embedded Toxiproxy-compatible server
 // on its own, a drop-in for `toxiproxy-server`. Prints the ready line, stops on SIGINT /
 // SIGTERM. `--seed` (an extension) makes toxicity draws reproducible.
-import { runUntilStopped, waitForStopSignal } from '../util/signals.js';
+import { runUntilStopped, waitForStopSignal } from '../launch/signals.js';
 import type { Command } from './command.js';
 import { exitCodes } from './command.js';
 import { startToxiproxyServer } from '../proxy/server.js';
 import { createLogger } from '../telemetry/logger.js';
 import { formatHelp, parseOptions, type OptionSpecs } from '../util/options.js';
-import { formatReadyLine } from '../util/ready.js';
+import { formatReadyLine } from '../launch/ready.js';
 import { UsageError } from '../util/errors.js';
 import { commandSummaries } from './command-summaries.js';
 

@@ -184,7 +184,7 @@ export function renderChecksPage(
   const parts = [
     '# Checks',
     generatedNote('`src/checkers/check-docs.ts`', 'checker registry (`src/checkers/registry.ts`)'),
-    'Every check registered by name: suites call it, and seed files and `limbo explore` name it. A check is a pure function of the run’s data and answers pass, fail or inconclusive with evidence; a suite is green only when every check passed. A check whose signals the target lacks is skipped with the reason, never passed. How to use them in a suite: [writing-suites.md](../writing-suites.md#checks); the faults: [faults.md](faults.md).',
+    'Every check registered by name: suites call it, and seed files and `limbo explore` name it. A check is a pure function of the run’s data and answers pass, fail or inconclusive with evidence; a suite is green only when every check passed. Verdicts combine as fail, then inconclusive, then pass. A check whose signals the target lacks is skipped with the reason, never passed; a check whose premise the run’s faults do not meet (failover with no fault on a processor) is not applicable: skipped with the run’s faults as the reason. Skipped checks count for nothing, neither pass nor inconclusive. How to use them in a suite: [writing-suites.md](../writing-suites.md#checks); the faults: [faults.md](faults.md).',
     index(sorted),
   ];
   for (const name of sorted) {

@@ -3,9 +3,15 @@
 // summary table, and exits 0 pass, 1 a check failed, 2 bad usage or input, 3 inconclusive.
 // A failing run prints the command that replays it.
 import { relative } from 'node:path';
-import { combineVerdicts, type Verdict } from '../checkers/checker.js';
+import type { Verdict } from '../checkers/checker.js';
 import { loadSuites } from '../runner/load-suites.js';
-import { runItselfFailed, runSuites, undocumentedVerdicts } from '../runner/run-suites.js';
+import {
+  runItselfFailed,
+  runSuites,
+  undocumentedVerdicts,
+  verdictOfRuns,
+  wasSkipped,
+} from '../runner/run-suites.js';
 import { resolveTarget } from '../targets/registry.js';
 import { UsageError } from '../util/errors.js';
 import { formatHelp, parseOptions } from '../util/options.js';
@@ -21,10 +27,22 @@ import {
   checkCoverageRuntime,
   coverageOption,
   outOption,
+  planOption,
   runtimeOption,
+  shardOption,
   targetOption,
   toxiproxyUrlOption,
 } from './common-options.js';
+import {
+  parseShard,
+  planLine,
+  requireShardSeed,
+  shardEntries,
+  writeShardManifest,
+  type Shard,
+} from '../runner/shard.js';
+import type { LoadedSuite } from '../runner/load-suites.js';
+import type { DocumentedVerdict } from '../runner/run-suites.js';
 
 const options = {
   target: targetOption,
@@ -46,24 +64,40 @@ const options = {
     description:
       'exit 0 only if every verdict is the documented one: fail where the suite lists the target in expectedToFailOn (or, on reference+bug:<x>, where it catches x), pass or fail where it lists it in timingDependentOn, pass elsewhere (for CI on targets with known failures)',
   },
+  shard: { ...shardOption, description: `${shardOption.description} (split by suite)` },
+  plan: planOption,
 } as const;
+
+/** What a shard of `limbo run` leaves in its manifest for `limbo merge`. */
+export interface RunShardResult {
+  /** One per suite of the shard's part, in its order; runDir relative to the manifest. */
+  verdicts: (VerdictFile & { runDir?: string })[];
+  documented: { suite: string; expected: DocumentedVerdict }[];
+  expectDocumented: boolean;
+}
+
+/** A suite's name in the list a shard splits: its file as given, relative to the working directory. */
+export const suiteItem = (s: LoadedSuite): string => relative(process.cwd(), s.file) || s.file;
 
 export function exitCodeOf(verdict: Verdict): number {
   return verdict === 'pass' ? exitCodes.pass : verdict === 'fail' ? exitCodes.fail : exitCodes.inconclusive;
 }
 
-export function formatVerdict(v: VerdictFile): string {
-  const lines = [`${v.suite} [${v.target}] seed ${v.seed}: ${v.verdict.toUpperCase()}`];
+/** A verdict for the console; with its run directory, the trace commands it prints can be pasted as they are. */
+export function formatVerdict(v: VerdictFile, runDir = '<run directory>'): string {
+  const lines = [
+    `${v.suite} [${v.target}] seed ${v.seed}: ${wasSkipped(v) ? 'SKIPPED' : v.verdict.toUpperCase()}`,
+  ];
   for (const c of v.checks) {
     lines.push(`  ${(c.skipped !== undefined ? 'skipped' : c.verdict).padEnd(12)} ${c.name}: ${c.summary}`);
     const ids = c.evidence.invocationIds ?? [];
     if (c.verdict !== 'pass' && ids.length > 0)
       lines.push(
         `               invocation ids: ${ids.slice(0, 20).join(' ')}${ids.length > 20 ? ` … (${ids.length})` : ''}`,
-        `               see one: npx limbo trace ${ids[0]} --run <run directory>`,
+        `               see one: npx limbo trace ${ids[0]} --run ${runDir}`,
       );
   }
-  if (v.diagnosis !== undefined) lines.push(...formatDiagnosis(v.diagnosis));
+  if (v.diagnosis !== undefined) lines.push(...formatDiagnosis(v.diagnosis, 3, runDir));
   for (const e of v.runErrors) lines.push(`  run error: ${e}`);
   return lines.join('\n');
 }
@@ -78,7 +112,7 @@ export function summaryTable(verdicts: readonly VerdictFile[]): string {
     out += row(
       v.suite,
       v.target,
-      v.verdict,
+      wasSkipped(v) ? 'skipped' : v.verdict,
       String(v.ops.total),
       String(v.ops.open),
       (v.durationMs / 1000).toFixed(1),
@@ -89,6 +123,8 @@ export function summaryTable(verdicts: readonly VerdictFile[]): string {
 export {
   SKIPPED_CHECK,
   skippedVerdict,
+  verdictOfRuns,
+  wasSkipped,
   undocumentedVerdicts,
   type DocumentedVerdict,
 } from '../runner/run-suites.js';
@@ -108,11 +144,21 @@ export const runCommand: Command = {
     if (parsed.positionals.length === 0)
       throw new UsageError('name at least one suite file or folder (e.g. chaos)');
     const o = parsed.options;
+    const shard: Shard | undefined = o.shard !== undefined ? parseShard(o.shard) : undefined;
+    requireShardSeed(shard, o.seed);
     checkCoverageRuntime(o.coverage, o.runtime);
     const target = await resolveTarget(o.target, await chooseRuntime(o.runtime, env, o, o.target));
     const seed = o.seed ?? randomSeed();
     process.stdout.write(`seed ${seed}\n`);
-    const suites = await loadSuites(parsed.positionals);
+    const all = await loadSuites(parsed.positionals);
+    const entries = shardEntries(all, shard);
+    const suites = entries.map((e) => e.item);
+    if (o.plan) {
+      for (const { index, item } of entries)
+        process.stdout.write(planLine(index, all.length, suiteItem(item), item.suite.seed ?? seed) + '\n');
+      return exitCodes.pass;
+    }
+    const runDirs = new Map<VerdictFile, string>();
     const prometheus = runPrometheusChoice(
       o.prometheus,
       suites.map((s) => s.suite),
@@ -142,7 +188,8 @@ export const runCommand: Command = {
           process.stderr.write(`\n${signal}: stopping ${suite.name}, cleaning up…\n`),
         progress: () => progressPrinter(),
         onVerdict: (res, suite) => {
-          process.stdout.write(formatVerdict(res.verdict) + `\n  run directory: ${res.runDir}\n`);
+          runDirs.set(res.verdict, res.runDir);
+          process.stdout.write(formatVerdict(res.verdict, res.runDir) + `\n  run directory: ${res.runDir}\n`);
           if (res.verdict.verdict !== 'pass') process.stdout.write(`  replay: ${res.verdict.replay}\n`);
           if (res.verdict.verdict === 'fail' && suite.expectedToFailOn.includes(target.name))
             process.stdout.write(`  (expected: this suite documents that ${target.name} fails it)\n`);
@@ -151,6 +198,28 @@ export const runCommand: Command = {
     });
     process.stdout.write('\n' + summaryTable(verdicts));
     process.stdout.write(`seed ${seed}\n`);
+    if (shard !== undefined) {
+      const result: RunShardResult = {
+        verdicts: verdicts.map((v) => {
+          const dir = runDirs.get(v);
+          return dir !== undefined ? { ...v, runDir: relative(o.out, dir) } : v;
+        }),
+        documented,
+        expectDocumented: o.expectDocumented,
+      };
+      const file = writeShardManifest(o.out, {
+        command: 'run',
+        shard,
+        seed,
+        target: o.target,
+        items: all.map(suiteItem),
+        part: suites.map(suiteItem),
+        endedAt: new Date().toISOString(),
+        result,
+      });
+      process.stdout.write(`shard ${shard.index}/${shard.count}: ${file} (limbo merge reads it)\n`);
+      if (suites.length === 0) return exitCodes.pass; // more shards than suites: nothing fell to this one
+    }
     if (o.coverage) process.stdout.write(`coverage: npx limbo coverage ${o.out}\n`);
     if (o.expectDocumented) {
       const changed = undocumentedVerdicts(verdicts, documented);
@@ -166,6 +235,8 @@ export const runCommand: Command = {
         process.stdout.write(`every verdict is the documented one for ${target.name}\n`);
       return changed.length === 0 ? exitCodes.pass : exitCodes.fail;
     }
-    return exitCodeOf(combineVerdicts(verdicts.map((v) => v.verdict)));
+    if (verdicts.length > 0 && verdicts.every(wasSkipped))
+      process.stdout.write(`nothing ran: every suite was skipped on ${target.name} (inconclusive)\n`);
+    return exitCodeOf(verdictOfRuns(verdicts));
   },
 };

@@ -3,8 +3,8 @@
 // when it is current. It is the whole library (what `import … from 'limbo'` gives) plus the
 // CLI, so a suite or target file the runner loads gets this same copy of the library — one
 // `defineSuite`, one fault, target and checker registry — and not a second one from
-// dist/src/index.js (util/load-ts.ts maps the import here).
-import { useLibraryModule } from '../util/load-ts.js';
+// dist/src/index.js (launch/load-ts.ts maps the import here).
+import { useLibraryModule } from '../launch/load-ts.js';
 
 export * from '../index.js';
 export { runLimbo } from './cli.js';

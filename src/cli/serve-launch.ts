@@ -26,7 +26,7 @@ import Module, { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
-import { limitHeapGrowth } from '../util/gc.js';
+import { limitHeapGrowth } from '../launch/gc.js';
 import { compileCacheDir } from './compile-cache-dir.js';
 
 /** How long after the start the bytecode is written: a service is ready well within it. */

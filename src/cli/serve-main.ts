@@ -6,7 +6,7 @@
 import { exitWith, runCommand } from './run-command.js';
 import { serveCommand } from './serve.js';
 import { UsageError } from '../util/errors.js';
-import { limitHeapGrowth } from '../util/gc.js';
+import { limitHeapGrowth } from '../launch/gc.js';
 
 limitHeapGrowth();
 const [name, ...rest] = process.argv.slice(2);

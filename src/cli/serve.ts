@@ -1,6 +1,6 @@
 // `limbo serve <role> [options]`: runs one service of the reference cluster in the
 // foreground, prints the machine-readable ready line, stops cleanly on SIGTERM / SIGINT.
-import { runUntilStopped, waitForStopSignal } from '../util/signals.js';
+import { runUntilStopped, waitForStopSignal } from '../launch/signals.js';
 import type { Command } from './command.js';
 import { exitCodes } from './command.js';
 import { roles } from '../services/roles.js';
@@ -8,7 +8,7 @@ import { createLogger } from '../telemetry/logger.js';
 import { startSdkTracing } from '../telemetry/sdk-tracing.js';
 import { createTracing } from '../telemetry/tracing.js';
 import { formatHelp, parseOptions } from '../util/options.js';
-import { formatReadyLine } from '../util/ready.js';
+import { formatReadyLine } from '../launch/ready.js';
 import { UsageError } from '../util/errors.js';
 import { commandSummaries } from './command-summaries.js';
 

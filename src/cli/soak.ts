@@ -4,7 +4,7 @@
 // any, 2 on bad usage. The runs themselves are `limbo run`'s (runSuite), run directories
 // and all.
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { loadSuites } from '../runner/load-suites.js';
 import { resolveTarget } from '../targets/registry.js';
 import { formatHelp, parseOptions } from '../util/options.js';
@@ -17,10 +17,14 @@ import { runPrometheusChoice } from './run-prometheus-choice.js';
 import {
   checkCoverageRuntime,
   coverageOption,
+  planOption,
   runtimeOption,
+  shardOption,
   targetOption,
   toxiproxyUrlOption,
 } from './common-options.js';
+import { parseShard, planLine, requireShardSeed, shardEntries, writeShardManifest } from '../runner/shard.js';
+import type { SoakResult } from '../soak/soak.js';
 import { commandSummaries } from './command-summaries.js';
 
 /**
@@ -68,8 +72,19 @@ const options = {
     description:
       'one Prometheus per run, as for limbo run (on: required; auto: when installed) [default: auto when a suite has PromQL assertions, else off]',
   },
+  shard: {
+    ...shardOption,
+    description: `${shardOption.description} (split by seed: every suite of a seed runs in one shard)`,
+  },
+  plan: planOption,
   ...dockerRunOptions,
 } as const;
+
+/** What a shard of `limbo soak` leaves in its manifest for `limbo merge`. */
+export type SoakShardResult = Pick<SoakResult, 'runs' | 'overallLeaks' | 'skipped'> & {
+  /** The suites in the order the soak table lists them. */
+  suites: string[];
+};
 
 export const soakCommand: Command = {
   name: 'soak',
@@ -86,6 +101,8 @@ export const soakCommand: Command = {
       return exitCodes.pass;
     }
     const o = parsed.options;
+    const shard = o.shard !== undefined ? parseShard(o.shard) : undefined;
+    requireShardSeed(shard, o.seed);
     const paths = parsed.positionals.length > 0 ? parsed.positionals : ['chaos'];
     const suites = await loadSuites(paths);
     checkCoverageRuntime(o.coverage, o.runtime);
@@ -96,7 +113,34 @@ export const soakCommand: Command = {
       suites.map((s) => s.suite),
     );
     const base = o.seed ?? randomSeed();
-    const seeds = soakSeeds(base, o.seeds);
+    const allSeeds = soakSeeds(base, o.seeds);
+    const entries = shardEntries(allSeeds, shard);
+    const seeds = entries.map((e) => e.item);
+    if (o.plan) {
+      for (const { index, item } of entries)
+        for (const s of suites)
+          process.stdout.write(planLine(index, allSeeds.length, s.suite.name, item) + '\n');
+      return exitCodes.pass;
+    }
+    const writeManifest = (result: SoakShardResult): void => {
+      if (shard === undefined) return;
+      const file = writeShardManifest(o.out, {
+        command: 'soak',
+        shard,
+        seed: base,
+        target: o.target,
+        items: allSeeds.map(String),
+        part: seeds.map(String),
+        endedAt: new Date().toISOString(),
+        result,
+      });
+      process.stdout.write(`shard ${shard.index}/${shard.count}: ${file} (limbo merge reads it)\n`);
+    };
+    if (seeds.length === 0) {
+      process.stdout.write(`shard ${o.shard}: none of the ${allSeeds.length} seed(s) falls to this shard\n`);
+      writeManifest({ runs: [], overallLeaks: [], skipped: [], suites: suites.map((s) => s.suite.name) });
+      return exitCodes.pass;
+    }
     process.stdout.write(
       `soak: ${suites.length} suite(s) × ${seeds.length} seed(s) on ${o.target} (${o.runtime}), seeds ${seeds[0]}…${seeds[seeds.length - 1]}\n`,
     );
@@ -155,6 +199,14 @@ export const soakCommand: Command = {
     } catch (err) {
       process.stderr.write(`could not write soak.json: ${String(err)}\n`);
     }
+    writeManifest({
+      runs: result.runs.map((r) =>
+        r.runDir !== undefined ? { ...r, runDir: relative(o.out, r.runDir) } : r,
+      ),
+      overallLeaks: result.overallLeaks,
+      skipped: result.skipped,
+      suites: suites.map((s) => s.suite.name),
+    });
     if (result.runs.length === 0) {
       process.stderr.write(
         `limbo soak: nothing ran: every suite given is skipped on ${o.target} (reasons above)\n`,

@@ -1,30 +1,25 @@
-// `limbo up`: starts a topology and keeps it up until Ctrl-C / SIGTERM, then cleans up.
-//
-//   target (every service + a Toxiproxy proxy per link) ─┐
-//   OTLP: --otlp-endpoint, else (docker) Jaeger, else   ─┤
-//         the built-in receiver (spans.jsonl)            ├─▶ .limbo/up.json ─▶ wait for a signal ─▶ cleanup
-//   Prometheus: (docker) its image, else the binary ─────┤
-//   Grafana: (docker) its image, dashboards provisioned ─┘
-// up.json tells users and tools where everything is: the ingress URLs, the Toxiproxy API
-// and its proxy per link, every service's metrics URL and the Prometheus / Grafana / trace
-// URLs — null, with the reason in `notStarted`, for what could not be started here.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+// `limbo up`: starts a topology and keeps it up until Ctrl-C / SIGTERM, then cleans up. This
+// file parses the flags, prints what was started and waits for the signal; what is started,
+// and .limbo/up.json describing it, is the runner's (runner/up.ts). The terminal gets what
+// up.json holds: the ingress (or client) addresses, the Toxiproxy API, a line per service's
+// ports and per link, the services, and the Prometheus / Grafana / trace URLs or why not.
+import { resolve } from 'node:path';
 import type { Command } from './command.js';
 import { exitCodes } from './command.js';
-import { createCleanup } from '../runtime/cleanup.js';
 import type { RuntimeChoice } from '../runtime/service-runtime.js';
 import { chooseRuntime, dockerRunOptions } from './docker-options.js';
-import { startTestbed } from '../runner/testbed.js';
+import { startUp, type UpFile } from '../runner/up.js';
 import { resolveTarget } from '../targets/registry.js';
-import { prometheusAvailable, startPrometheus } from '../observe/prometheus-server.js';
+import { prometheusAvailable } from '../observe/prometheus-server.js';
 import { formatHelp, parseOptions, type OptionSpecs } from '../util/options.js';
 import { UsageError } from '../util/errors.js';
-import { waitForStopSignal } from '../util/signals.js';
+import { waitForStopSignal } from '../launch/signals.js';
 import { runtimeOption, targetOption } from './common-options.js';
 import { alertRulesFile } from './run-prometheus-choice.js';
 import { commandSummaries } from './command-summaries.js';
+
+/** What up.json holds (runner/up.ts writes it): for tools and tests that read the file. */
+export type { UpFile, UpLink } from '../runner/up.js';
 
 const options = {
   target: targetOption,
@@ -61,20 +56,18 @@ const options = {
   },
 } satisfies OptionSpecs;
 
-export interface UpFile {
-  target: string;
-  runtime: 'local' | 'docker';
-  pid: number;
-  ingressUrls: string[];
-  toxiproxy: { api: string; proxies: Record<string, string> };
-  services: Record<string, { role: string; pid: number | null; metrics: string | null }>;
-  metrics: Record<string, string>;
-  prometheus: string | null;
-  grafana: string | null;
-  /** `ui`: the trace backend's UI (Jaeger), when one was started. */
-  traces: { otlpEndpoint: string; spansFile: string | null; ui: string | null };
-  /** Why each of prometheus, grafana, traces was not started (or fell back), when it was not. */
-  notStarted: Record<string, string>;
+/** The terminal lines for ports and links: `ports  svc a=1 b=2`, `link   from->to listen → upstream`. */
+export function wiringLines(up: Pick<UpFile, 'ports' | 'links'>): string[] {
+  const lines: string[] = [];
+  for (const [service, ports] of Object.entries(up.ports))
+    lines.push(
+      `ports        ${service} ${Object.entries(ports)
+        .map(([name, port]) => `${name}=${port}`)
+        .join(' ')}`,
+    );
+  for (const [link, l] of Object.entries(up.links))
+    lines.push(`link         ${link} ${l.listen} → ${l.upstream}${l.enabled ? '' : ' (disabled)'}`);
+  return lines;
 }
 
 export const upCommand: Command = {
@@ -93,141 +86,57 @@ export const upCommand: Command = {
     const target = await resolveTarget(o.target, choice);
     if (o.prometheus === 'on' && !docker && !prometheusAvailable())
       throw new UsageError('--prometheus on: no prometheus binary on PATH');
-    const dir = resolve(o.dir);
-    const runDir = join(dir, `up-${new Date().toISOString().replace(/[:.]/g, '-')}`);
-    mkdirSync(runDir, { recursive: true });
-    const upFile = join(dir, 'up.json');
-    const cleanup = createCleanup();
     const say = (line: string): void => void process.stdout.write(line + '\n');
-    const notStarted: Record<string, string> = {};
-    const observability = docker ? await import('../runtime/docker-observability.js') : undefined;
-    const imagesEnv = choice.env ?? env;
+    // A declared target has its own services and links; --processors/--partitions shape the reference.
+    const shape = target.shape;
+    const running = await startUp({
+      target,
+      runtime: o.runtime,
+      topology: { processors: o.processors, partitions: o.partitions },
+      dir: resolve(o.dir),
+      prometheus: o.prometheus,
+      ...(o.otlpEndpoint !== undefined ? { otlpEndpoint: o.otlpEndpoint } : {}),
+      ...(o.toxiproxyUrl !== undefined ? { toxiproxyUrl: o.toxiproxyUrl } : {}),
+      env,
+      imagesEnv: choice.env ?? env,
+      rulesFile: alertRulesFile(),
+      onStarting: () =>
+        say(
+          shape !== undefined
+            ? `starting ${o.target}: ${shape.services.map((s) => `${s.name} (${s.role})`).join(', ')}; ${shape.links.length} proxied links…`
+            : `starting ${o.target}: ${o.processors} processors, ${o.partitions} partitions…`,
+        ),
+    });
     try {
-      let otlpEndpoint = o.otlpEndpoint;
-      let spansFile: string | null = null;
-      let tracesUi: string | null = null;
-      if (otlpEndpoint === undefined && observability !== undefined) {
-        const jaeger = await observability.startTracesContainer({ runDir, env: imagesEnv });
-        if (jaeger.ok) {
-          cleanup.add('jaeger', () => jaeger.value.stop());
-          otlpEndpoint = jaeger.value.otlpEndpoint;
-          tracesUi = jaeger.value.url;
-        } else notStarted['traces'] = `${jaeger.reason}; spans go to the built-in receiver`;
-      } else if (otlpEndpoint === undefined)
-        notStarted['traces'] =
-          'a trace backend container runs only with --runtime docker; spans go to the built-in receiver';
-      // A declared target has its own services and links; --processors/--partitions shape the reference.
-      const shape = target.shape;
-      say(
-        shape !== undefined
-          ? `starting ${o.target}: ${shape.services.map((s) => `${s.name} (${s.role})`).join(', ')}; ${shape.links.length} proxied links…`
-          : `starting ${o.target}: ${o.processors} processors, ${o.partitions} partitions…`,
-      );
-      const testbed = await startTestbed({
-        target,
-        topology: { processors: o.processors, partitions: o.partitions },
-        runDir,
-        trace: otlpEndpoint !== undefined ? { otlpEndpoint } : true,
-        env,
-        ...(o.toxiproxyUrl !== undefined ? { toxiproxyUrl: o.toxiproxyUrl } : {}),
-        cleanup,
-      });
-      const started = testbed.target;
-      otlpEndpoint = testbed.spans.otlpEndpoint ?? '';
-      spansFile = testbed.spans.spansFile ?? null;
-      const metrics: Record<string, string> = {};
-      for (const [name, url] of Object.entries(testbed.metricsEndpoints()))
-        if (url !== undefined) metrics[name] = url;
-      const services: UpFile['services'] = {};
-      for (const s of started.services.values())
-        services[s.name] = { role: s.role, pid: s.pid() ?? null, metrics: s.metricsUrl() ?? null };
-      let prometheusUrl: string | null = null;
-      const rules = alertRulesFile();
-      const scrapeTargets = Object.entries(metrics).map(([job, url]) => ({ job, url }));
-      if (o.prometheus !== 'off' && observability !== undefined) {
-        const p = await observability.startPrometheusContainer({
-          runDir,
-          env: imagesEnv,
-          targets: scrapeTargets,
-          scrapeIntervalMs: 1000,
-          rulesFile: rules,
-        });
-        if (p.ok) {
-          cleanup.add('prometheus container', () => p.value.stop());
-          prometheusUrl = p.value.url;
-        } else notStarted['prometheus'] = p.reason;
-      }
-      if (o.prometheus !== 'off' && prometheusUrl === null) {
-        if (prometheusAvailable()) {
-          const prometheus = await startPrometheus({
-            targets: scrapeTargets,
-            scrapeIntervalMs: 1000,
-            rulesFiles: [rules],
-          });
-          cleanup.add('prometheus', () => prometheus.stop());
-          prometheusUrl = prometheus.url;
-          if (notStarted['prometheus'] !== undefined)
-            notStarted['prometheus'] += '; the host prometheus binary runs instead';
-        } else if (o.prometheus === 'on') {
-          throw new UsageError(
-            `--prometheus on: no prometheus binary on PATH${notStarted['prometheus'] ? ` and ${notStarted['prometheus']}` : ''}`,
-          );
-        } else {
-          notStarted['prometheus'] = [notStarted['prometheus'], 'no prometheus binary on PATH']
-            .filter((x) => x !== undefined)
-            .join('; ');
-        }
-      } else if (o.prometheus === 'off') notStarted['prometheus'] = '--prometheus off';
-      let grafanaUrl: string | null = null;
-      if (observability === undefined)
-        notStarted['grafana'] =
-          'Grafana runs as a container only with --runtime docker (see dashboards/README.md to import the dashboards)';
-      else if (prometheusUrl === null) notStarted['grafana'] = 'no Prometheus to read from';
-      else {
-        const g = await observability.startGrafanaContainer({
-          runDir,
-          env: imagesEnv,
-          prometheusUrl,
-          dashboardsDir: fileURLToPath(new URL('../../../dashboards', import.meta.url)),
-        });
-        if (g.ok) {
-          cleanup.add('grafana', () => g.value.stop());
-          grafanaUrl = g.value.url;
-        } else notStarted['grafana'] = g.reason;
-      }
-      const up: UpFile = {
-        target: started.name,
-        runtime: o.runtime,
-        pid: process.pid,
-        ingressUrls: [...started.ingressUrls],
-        toxiproxy: { api: started.toxiproxyUrl, proxies: { ...started.links } },
-        services,
-        metrics,
-        prometheus: prometheusUrl,
-        grafana: grafanaUrl,
-        traces: { otlpEndpoint, spansFile, ui: tracesUi },
-        notStarted,
-      };
-      writeFileSync(upFile, JSON.stringify(up, null, 2) + '\n');
-      cleanup.add('up.json', () => Promise.resolve(rmSync(upFile, { force: true })));
-      say(`ingress      ${up.ingressUrls.join(' ')}`);
+      const { up, started } = running;
+      const notStarted = up.notStarted;
+      const { otlpEndpoint, spansFile, ui: tracesUi } = up.traces;
+      // A target whose clients speak their own protocol (a client adapter) is reached at the
+      // client links' addresses, not over HTTP.
+      const adapter = target.profile?.clientAdapter;
+      if (adapter !== undefined)
+        say(
+          `clients      ${up.ingressUrls.map((u) => new URL(u).host).join(' ')} (client adapter ${adapter.name})`,
+        );
+      else say(`ingress      ${up.ingressUrls.join(' ')}`);
       say(
         `toxiproxy    ${up.toxiproxy.api} (${Object.keys(up.toxiproxy.proxies).length} proxies, ${started.toxiproxyDescription ?? 'Toxiproxy'})`,
       );
+      for (const line of wiringLines(up)) say(line);
       say(
         `services     ${o.runtime === 'docker' ? 'containers' : 'child processes'} (${started.services.size}): ${[...started.services.values()].map((s) => s.name).join(', ')}`,
       );
       say(
-        `prometheus   ${prometheusUrl ?? 'not started'}${notStarted['prometheus'] ? ` (${notStarted['prometheus']})` : ''}`,
+        `prometheus   ${up.prometheus ?? 'not started'}${notStarted['prometheus'] ? ` (${notStarted['prometheus']})` : ''}`,
       );
       say(
-        `grafana      ${grafanaUrl ?? 'not started'}${notStarted['grafana'] ? ` (${notStarted['grafana']})` : ''}`,
+        `grafana      ${up.grafana ?? 'not started'}${notStarted['grafana'] ? ` (${notStarted['grafana']})` : ''}`,
       );
       say(
         `traces       OTLP ${otlpEndpoint}${spansFile !== null ? ` → ${spansFile}` : ''}${tracesUi !== null ? `, UI ${tracesUi}` : ''}`,
       );
       if (notStarted['traces'] !== undefined) say(`             (${notStarted['traces']})`);
-      say(`everything   ${upFile}`);
+      say(`everything   ${running.file}`);
       say('up; Ctrl-C to stop');
       const signal = await waitForStopSignal();
       say(`${signal}: stopping…`);
@@ -235,7 +144,7 @@ export const upCommand: Command = {
       forced.unref();
       return exitCodes.pass;
     } finally {
-      await cleanup.runAll();
+      await running.stop();
     }
   },
 };

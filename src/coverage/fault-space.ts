@@ -170,6 +170,94 @@ const isLink = (subject: string): boolean => subject.includes(' link ');
 /** A process subject's role, without its leadership mark. */
 const subjectRole = (subject: string): string => subject.replace(/ \(leader\)$/, '');
 
+/** One subject of the grid: what struck it and what never did. */
+export interface FaultSpaceSubject {
+  subject: string;
+  link: boolean;
+  /** Fault kinds that met traffic on it, with the fault windows that did. */
+  met: Map<string, number>;
+  /** Fault kinds put on it whose windows met no op, with those windows. */
+  unmet: Map<string, number>;
+  /** Fault kinds these runs met elsewhere and that apply here, never met on it: situations no run created. */
+  missing: string[];
+}
+
+/** Several runs' fault space as a grid: subjects × the fault kinds used, and the phases of each met cell. */
+export interface FaultSpaceGrid {
+  runs: number;
+  targets: string[];
+  /** Every fault kind met on a link, then on a process, each sorted. */
+  linkKinds: string[];
+  processKinds: string[];
+  subjects: FaultSpaceSubject[];
+  cells: (FaultSpaceCell & { runs: number })[];
+  /** The cells of each fault × subject, keyed `fault × subject`, in cell order. */
+  phases: Map<string, (FaultSpaceCell & { runs: number })[]>;
+}
+
+/** The key of one fault × subject in a grid's `phases`. */
+export const phaseKey = (fault: string, subject: string): string => `${fault} × ${subject}`;
+
+/**
+ * Runs' fault spaces as one grid: each subject, the fault kinds that met traffic on it, those put
+ * on it that met nothing, and the kinds these runs used elsewhere but never on it — a link fault
+ * on a link, a process fault on a process — then the phases each fault × subject met. What
+ * `limbo coverage` prints and report.html draws.
+ */
+export function faultSpaceGrid(spaces: readonly FaultSpace[]): FaultSpaceGrid {
+  const cells = mergeFaultSpaces(spaces);
+  const targets = [...new Set(spaces.map((s) => s.target))].sort();
+  const allMet = spaces.flatMap((s) => s.met);
+  const bySubject = new Map<string, Map<string, number>>();
+  for (const m of allMet) {
+    const faults = bySubject.get(m.subject) ?? new Map<string, number>();
+    bySubject.set(m.subject, faults);
+    faults.set(m.fault, (faults.get(m.fault) ?? 0) + m.windows);
+  }
+  const unmetBySubject = new Map<string, Map<string, number>>();
+  for (const u of spaces.flatMap((s) => s.unmet ?? [])) {
+    if (!bySubject.has(u.subject)) bySubject.set(u.subject, new Map());
+    const faults = unmetBySubject.get(u.subject) ?? new Map<string, number>();
+    unmetBySubject.set(u.subject, faults);
+    faults.set(u.fault, (faults.get(u.fault) ?? 0) + u.windows);
+  }
+  const kindsOn = (link: boolean): string[] =>
+    [...new Set(allMet.filter((m) => isLink(m.subject) === link).map((m) => m.fault))].sort();
+  const linkKinds = kindsOn(true);
+  const processKinds = kindsOn(false);
+  // A process fault may exist for one role only (a fault hook inside the log, a leadership
+  // transfer): it counts as missing on a subject when the runs put it on that subject's role
+  // (the other leadership side) or on two roles or more (a kill, a pause: any process).
+  const rolesOf = new Map<string, Set<string>>();
+  for (const m of allMet)
+    if (!isLink(m.subject)) {
+      const roles = rolesOf.get(m.fault) ?? new Set<string>();
+      rolesOf.set(m.fault, roles.add(subjectRole(m.subject)));
+    }
+  const applies = (kind: string, subject: string): boolean => {
+    if (isLink(subject)) return linkKinds.includes(kind);
+    const roles = rolesOf.get(kind);
+    return roles !== undefined && (roles.size >= 2 || roles.has(subjectRole(subject)));
+  };
+  const subjects = [...bySubject.keys()].sort().map((subject): FaultSpaceSubject => {
+    const met = new Map([...bySubject.get(subject)!].sort(([a], [b]) => a.localeCompare(b)));
+    const link = isLink(subject);
+    return {
+      subject,
+      link,
+      met,
+      unmet: unmetBySubject.get(subject) ?? new Map<string, number>(),
+      missing: (link ? linkKinds : processKinds).filter((k) => !met.has(k) && applies(k, subject)),
+    };
+  });
+  const phases = new Map<string, (FaultSpaceCell & { runs: number })[]>();
+  for (const c of cells) {
+    const key = phaseKey(c.fault, c.subject);
+    phases.set(key, [...(phases.get(key) ?? []), c]);
+  }
+  return { runs: spaces.length, targets, linkKinds, processKinds, subjects, cells, phases };
+}
+
 /**
  * The map `limbo coverage` prints: what each subject met (fault kinds, with the fault windows
  * that met traffic on it), the fault kinds these runs used elsewhere but never on it (a link
@@ -177,78 +265,29 @@ const subjectRole = (subject: string): string => subject.replace(/ \(leader\)$/,
  * phases each fault × subject met.
  */
 export function formatFaultSpace(spaces: readonly FaultSpace[]): string {
-  const cells = mergeFaultSpaces(spaces);
-  const targets = [...new Set(spaces.map((s) => s.target))].sort();
+  const grid = faultSpaceGrid(spaces);
   const lines = [
-    `fault space over ${spaces.length} run(s) on ${targets.join(', ') || 'no target'}: ${cells.length} cell(s) met (fault × what it struck × request phase)`,
+    `fault space over ${grid.runs} run(s) on ${grid.targets.join(', ') || 'no target'}: ${grid.cells.length} cell(s) met (fault × what it struck × request phase)`,
   ];
-  if (cells.length === 0 && spaces.every((s) => (s.unmet ?? []).length === 0)) return lines.join('\n') + '\n';
-  const bySubject = new Map<string, Map<string, number>>();
-  for (const m of spaces.flatMap((s) => s.met)) {
-    const faults = bySubject.get(m.subject) ?? new Map<string, number>();
-    bySubject.set(m.subject, faults);
-    faults.set(m.fault, (faults.get(m.fault) ?? 0) + m.windows);
-  }
-  const kindsOn = (link: boolean): Set<string> =>
-    new Set(
-      spaces
-        .flatMap((s) => s.met)
-        .filter((m) => isLink(m.subject) === link)
-        .map((m) => m.fault),
-    );
-  const linkKinds = kindsOn(true);
-  const processKinds = kindsOn(false);
-  // A process fault may exist for one role only (a fault hook inside the log, a leadership
-  // transfer): it counts as missing on a subject when the runs put it on that subject's role
-  // (the other leadership side) or on two roles or more (a kill, a pause: any process).
-  const rolesOf = new Map<string, Set<string>>();
-  for (const m of spaces.flatMap((sp) => sp.met))
-    if (!isLink(m.subject)) {
-      const roles = rolesOf.get(m.fault) ?? new Set<string>();
-      rolesOf.set(m.fault, roles.add(subjectRole(m.subject)));
-    }
-  const applies = (kind: string, subject: string): boolean => {
-    if (isLink(subject)) return linkKinds.has(kind);
-    const roles = rolesOf.get(kind);
-    return roles !== undefined && (roles.size >= 2 || roles.has(subjectRole(subject)));
-  };
-  for (const u of spaces.flatMap((s) => s.unmet ?? []))
-    if (!bySubject.has(u.subject)) bySubject.set(u.subject, new Map());
-  const subjects = [...bySubject.keys()].sort();
-  const width = Math.max(...subjects.map((s) => s.length));
+  if (grid.subjects.length === 0) return lines.join('\n') + '\n';
+  const width = Math.max(...grid.subjects.map((s) => s.subject.length));
   lines.push('', 'met, by what the fault struck (fault windows that met traffic there):');
-  for (const s of subjects)
+  for (const s of grid.subjects)
     lines.push(
-      `  ${s.padEnd(width)}  ${bySubject.get(s)!.size === 0 ? 'nothing (its faults met no op)' : ''}${[
-        ...bySubject.get(s)!,
-      ]
-        .sort(([a], [b]) => a.localeCompare(b))
+      `  ${s.subject.padEnd(width)}  ${s.met.size === 0 ? 'nothing (its faults met no op)' : ''}${[...s.met]
         .map(([f, n]) => `${f} ${n}`)
         .join(', ')}`,
     );
-  const missing = subjects
-    .map((s) => {
-      const met = bySubject.get(s)!;
-      const kinds = [...(isLink(s) ? linkKinds : processKinds)]
-        .filter((k) => !met.has(k) && applies(k, s))
-        .sort();
-      return { s, kinds };
-    })
-    .filter((m) => m.kinds.length > 0);
+  const missing = grid.subjects.filter((s) => s.missing.length > 0);
   lines.push(
     '',
     missing.length === 0
       ? 'not met: none (every fault kind these runs used met every subject it applies to)'
       : 'not met: fault kinds these runs used, never met on this subject (situations no run created):',
   );
-  for (const m of missing) lines.push(`  ${m.s.padEnd(width)}  ${m.kinds.join(', ')}`);
+  for (const m of missing) lines.push(`  ${m.subject.padEnd(width)}  ${m.missing.join(', ')}`);
   lines.push('', 'request phases met (ops in flight at the inject):');
-  const groups = new Map<string, (FaultSpaceCell & { runs: number })[]>();
-  for (const c of cells) {
-    const key = `${c.fault} × ${c.subject}`;
-    groups.set(key, [...(groups.get(key) ?? []), c]);
-  }
-  for (const [key, list] of groups)
+  for (const [key, list] of grid.phases)
     lines.push(`  ${key}: ${list.map((c) => `${c.phase} (${c.ops})`).join(', ')}`);
   return lines.join('\n') + '\n';
 }

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import libCoverage from 'istanbul-lib-coverage';
 import { runFiles } from '../run-data/files.js';
 import { packageRoot } from './collect.js';
+import { GAP_PREFIX, matchReasons, reasonLine, type BranchReason } from './reasons.js';
 
 export type CoverageMap = libCoverage.CoverageMap;
 
@@ -143,10 +144,53 @@ function readSource(file: string): string[] {
 const pct = (covered: number, total: number): string =>
   total === 0 ? '   -  ' : `${((100 * covered) / total).toFixed(1).padStart(5)}%`;
 
-/** The table `limbo coverage` prints: one line a file, the sum, then up to `limit` unreached branches. */
-export function formatCoverage(map: CoverageMap, prefix: string, runs: number, limit: number): string {
+/** What `formatCoverage` weighs the unreached arms against. */
+export interface CoverageJudgement {
+  /** Reasons for arms no test can reach (coverage/reasons.ts); those of other files are ignored. */
+  reasons?: readonly BranchReason[];
+  /** Where the reasons came from, for the text. */
+  reasonsFile?: string;
+  /** The share of branches (percent) that must be reached. */
+  goalPct?: number;
+  /** Print every unexplained arm as a reasons-file line to fill in. */
+  reasonLines?: boolean;
+}
+
+/** The coverage goal: enough branches reached, and every arm still unreached explained. */
+export interface CoverageGoal {
+  branchesPct: number;
+  goalPct: number;
+  unexplained: number;
+  gaps: number;
+  stale: number;
+  met: boolean;
+}
+
+/**
+ * The table `limbo coverage` prints: one line a file, the sum, then up to `limit` unreached
+ * branch arms (those without a reason, error paths first), then how the reasons stand; with a
+ * goal, whether it is met.
+ */
+export function formatCoverage(
+  map: CoverageMap,
+  prefix: string,
+  runs: number,
+  limit: number,
+  judge: CoverageJudgement = {},
+): string {
+  return judgeCoverage(map, prefix, runs, limit, judge).text;
+}
+
+/** `formatCoverage`'s text and, with a goal, the goal's standing. */
+export function judgeCoverage(
+  map: CoverageMap,
+  prefix: string,
+  runs: number,
+  limit: number,
+  judge: CoverageJudgement = {},
+): { text: string; goal?: CoverageGoal } {
   const { files, total } = coverageFigures(map, prefix);
-  if (files.length === 0) return `no coverage of ${prefix} in ${runs} run(s)\n`;
+  if (files.length === 0) return { text: `no coverage of ${prefix} in ${runs} run(s)\n` };
   const width = Math.max(...files.map((f) => f.file.length), 5);
   const row = (name: string, f: Omit<FileFigures, 'file'>): string =>
     `${name.padEnd(width)}  ${pct(f.lines.covered, f.lines.total)} ${`${f.lines.covered}/${f.lines.total}`.padStart(11)}  ${pct(f.branches.covered, f.branches.total)} ${`${f.branches.covered}/${f.branches.total}`.padStart(9)}`;
@@ -157,14 +201,66 @@ export function formatCoverage(map: CoverageMap, prefix: string, runs: number, l
     row('total', total),
   ];
   const unreached = unreachedBranches(map, prefix);
-  const errors = unreached.filter((u) => u.errorPath).length;
+  const reasons = (judge.reasons ?? []).filter((r) => r.file.startsWith(prefix));
+  const { explained, gaps, unexplained, stale } = matchReasons(unreached, reasons);
+  const errors = unexplained.filter((u) => u.errorPath).length;
+  const withReasons = judge.reasons !== undefined;
+  const file = judge.reasonsFile ?? 'the reasons file';
   lines.push(
     '',
-    `${unreached.length} branch arm(s) no run took, ${errors} on error paths` +
-      (unreached.length > limit ? ` (first ${limit}; --unreached N for more)` : '') +
-      (unreached.length > 0 ? ':' : ''),
+    `${unreached.length} branch arm(s) no run took` +
+      (withReasons
+        ? `, ${explained.length} with a reason in ${file}, ${gaps.length} listed there as gaps; ${unexplained.length} with neither, `
+        : ', ') +
+      `${errors} on error paths` +
+      (unexplained.length > limit ? ` (first ${limit}; --unreached N for more)` : '') +
+      (unexplained.length > 0 && limit > 0 ? ':' : ''),
   );
-  for (const u of unreached.slice(0, limit))
-    lines.push(`  ${u.errorPath ? 'error ' : '      '}${u.file}:${u.line} ${u.kind}[${u.arm}]  ${u.text}`);
-  return lines.join('\n') + '\n';
+  for (const u of unexplained.slice(0, limit))
+    lines.push(
+      judge.reasonLines === true
+        ? reasonLine(u)
+        : `  ${u.errorPath ? 'error ' : '      '}${u.file}:${u.line} ${u.kind}[${u.arm}]  ${u.text}`,
+    );
+  if (gaps.length > 0 && limit > 0) {
+    lines.push('', `${gaps.length} known gap(s): situations a suite could create and none does yet:`);
+    for (const g of gaps.slice(0, limit))
+      lines.push(
+        `  ${g.arm.file}:${g.arm.line} ${g.arm.kind}[${g.arm.arm}]  ${g.reason.reason.slice(GAP_PREFIX.length).trim()}`,
+      );
+  }
+  if (stale.length > 0) {
+    lines.push(
+      '',
+      `${stale.length} reason(s) match no unreached arm (a run reaches it now, or its code moved or went): remove or update them`,
+    );
+    for (const r of stale)
+      lines.push(
+        `  ${judge.reasonsFile ?? 'reasons'}:${r.at}  ${r.file}:${r.line} ${r.kind}[${r.arm}]  ${r.text}`,
+      );
+  }
+  if (judge.goalPct === undefined) return { text: lines.join('\n') + '\n' };
+  const branchesPct =
+    total.branches.total === 0 ? 100 : (100 * total.branches.covered) / total.branches.total;
+  const goal: CoverageGoal = {
+    branchesPct,
+    goalPct: judge.goalPct,
+    unexplained: unexplained.length,
+    gaps: gaps.length,
+    stale: stale.length,
+    met: branchesPct >= judge.goalPct && unexplained.length === 0 && gaps.length === 0 && stale.length === 0,
+  };
+  const short = [
+    ...(branchesPct >= judge.goalPct ? [] : [`branches ${branchesPct.toFixed(1)}% < ${judge.goalPct}%`]),
+    ...(unexplained.length === 0 ? [] : [`${unexplained.length} unreached arm(s) without a reason`]),
+    ...(gaps.length === 0 ? [] : [`${gaps.length} known gap(s) no suite reaches yet`]),
+    ...(stale.length === 0 ? [] : [`${stale.length} stale reason(s)`]),
+  ];
+  lines.push(
+    '',
+    goal.met
+      ? `goal met: branches ${branchesPct.toFixed(1)}% ≥ ${judge.goalPct}%, every unreached arm has a reason`
+      : `goal NOT met: ${short.join('; ')}`,
+  );
+  return { text: lines.join('\n') + '\n', goal };
 }

@@ -21,6 +21,7 @@ import {
   type RunSpan,
 } from '../run-data/run-data.js';
 import type {
+  CheckFinding,
   CheckResult,
   Diagnosis,
   DiagnosisFault,
@@ -30,7 +31,7 @@ import type {
 } from '../run-data/verdict.js';
 import { opHops } from './hops.js';
 import { LeadershipIndex } from './leadership.js';
-import { groupSentence } from './sentence.js';
+import { findingSentence, groupSentence } from './sentence.js';
 
 /** Bad ops diagnosed one by one (the rest are counted); ops kept in the file; ids kept per group. */
 const MAX_DIAGNOSED = 2000;
@@ -77,16 +78,20 @@ interface Bad {
   problem: OpProblem;
 }
 
-/** The diagnosis of `run` given its check results; undefined when no check failed or none named an op. */
+/**
+ * The diagnosis of `run` given its check results; undefined when no check failed, or none named
+ * an op, left one open or gave the moments of what it saw.
+ */
 export function diagnose(run: RunData, checks: readonly CheckResult[]): Diagnosis | undefined {
   const failed = checks.filter((c) => c.verdict === 'fail' && c.skipped === undefined);
   if (failed.length === 0) return undefined;
   const bad = badOps(run, failed);
-  if (bad.length === 0) return undefined;
+  const leadership = new LeadershipIndex(run);
+  const findings = checkFindings(run, failed, leadership);
+  if (bad.length === 0 && findings.length === 0) return undefined;
   const deadline = runEndMs(run);
   const spans = spanIndex(run.spans ?? []);
   const traced = (run.spans?.length ?? 0) > 0;
-  const leadership = new LeadershipIndex(run);
   const ops: OpDiagnosis[] = [];
   for (const b of bad.slice(0, MAX_DIAGNOSED)) {
     const invokedAtMs = b.pair?.invoke.timeMs;
@@ -94,8 +99,10 @@ export function diagnose(run: RunData, checks: readonly CheckResult[]): Diagnosi
     const seenUntil = endedAtMs ?? deadline;
     const own = traced ? spansOf(spans, b.traceId, b.invocationId) : [];
     const end = b.pair?.end;
+    // A client that timed out got no answer: it was left hanging, not answered with an error.
     const answeredWithError =
       end !== undefined &&
+      !noAnswer(end) &&
       (end.type !== 'ok' || (end.response?.status !== undefined && end.response.status >= 400));
     const hops = opHops(run, own, seenUntil, answeredWithError);
     const partition = hops.partition ?? partitionFromId(b.invocationId, leadership.partitions);
@@ -123,7 +130,56 @@ export function diagnose(run: RunData, checks: readonly CheckResult[]): Diagnosi
     });
   }
   const groups = groupOps(ops, leadership, deadline, traced);
-  return { badOps: bad.length, traced, groups, ops: ops.slice(0, MAX_OPS_KEPT) };
+  return {
+    badOps: bad.length,
+    traced,
+    groups,
+    ops: ops.slice(0, MAX_OPS_KEPT),
+    ...(findings.length > 0 ? { findings } : {}),
+  };
+}
+
+/** Findings per failed check that names no op; a check may give several moments, the first few are read. */
+const MAX_MOMENTS_PER_CHECK = 3;
+
+/**
+ * Each failed check that names no op but says when it saw what it failed on (its evidence's
+ * moments): the faults in or just before each moment and the leadership meanwhile, in a sentence.
+ */
+function checkFindings(
+  run: RunData,
+  failed: readonly CheckResult[],
+  leadership: LeadershipIndex,
+): CheckFinding[] {
+  const out: CheckFinding[] = [];
+  for (const c of failed) {
+    if ((c.evidence.invocationIds?.length ?? 0) > 0 || (c.evidence.traceIds?.length ?? 0) > 0) continue;
+    for (const m of (c.evidence.moments ?? []).slice(0, MAX_MOMENTS_PER_CHECK)) {
+      const partitions =
+        m.partition !== undefined
+          ? [m.partition]
+          : m.service !== undefined
+            ? leadership.partitionsLedBy(m.service, m.fromMs, m.toMs)
+            : [];
+      const finding: CheckFinding = {
+        check: c.name,
+        what: m.what,
+        fromMs: m.fromMs,
+        toMs: m.toMs,
+        ...(m.service !== undefined ? { service: m.service } : {}),
+        ...(m.partition !== undefined ? { partition: m.partition } : {}),
+        faults: faultsOf(run, m.fromMs, m.toMs, { untilMs: m.toMs, services: [] }),
+        leadership: partitions.map((partition) => ({
+          partition,
+          stretches: leadership.around(partition, Math.max(0, m.fromMs - LEADERSHIP_LEAD_MS), m.toMs),
+        })),
+        sentence: '',
+      };
+      finding.sentence = findingSentence(finding);
+      out.push(finding);
+    }
+  }
+  return out;
 }
 
 /** The last moment an op's spans show anything happening to it: its last hop's or its stop's start. */
@@ -177,7 +233,7 @@ function badOps(run: RunData, failed: readonly CheckResult[]): Bad[] {
     for (const id of new Set(c.evidence.invocationIds ?? [])) {
       const matched = byInvocation.get(id);
       if (matched === undefined) mark(`inv:${id}`, () => ({ invocationId: id }), c.name, base);
-      else for (const p of matched) mark(`op:${p.invoke.opId}`, ofPair(p), c.name, problemOf(p));
+      else for (const p of namedOps(matched)) mark(`op:${p.invoke.opId}`, ofPair(p), c.name, problemOf(p));
     }
     for (const id of new Set(c.evidence.traceIds ?? [])) {
       const p = byTrace.get(id);
@@ -193,6 +249,28 @@ function badOps(run: RunData, failed: readonly CheckResult[]): Bad[] {
       (a.pair?.invoke.timeMs ?? Number.POSITIVE_INFINITY) -
       (b.pair?.invoke.timeMs ?? Number.POSITIVE_INFINITY),
   );
+}
+
+/**
+ * The ops of one invocation a check is about. A client that gave up on a request and retried
+ * it under the same key made several ops of one invocation; the one it gave up on ended by the
+ * client's choice (often before the request reached the ingress) and its retry carries the
+ * invocation on, so it is what a check naming the invocation means. Only when every op of the
+ * invocation was given up on are those the ones named.
+ */
+function namedOps(matched: readonly PairedOp[]): readonly PairedOp[] {
+  const kept = matched.filter((p) => !gaveUp(p));
+  return kept.length > 0 ? kept : matched;
+}
+
+/** The op ended without an answer from the system: the client timed out or gave up. */
+function noAnswer(end: NonNullable<PairedOp['end']>): boolean {
+  return end.type === 'info' && (end.error?.code === 'client_timeout' || end.error?.code === 'aborted');
+}
+
+/** The client gave up on the op before its answer (info, code `aborted`). */
+function gaveUp(p: PairedOp): boolean {
+  return p.end?.type === 'info' && p.end.error?.code === 'aborted';
 }
 
 interface SpanIndex {

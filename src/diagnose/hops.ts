@@ -61,14 +61,20 @@ export function opHops(
   // a moment after the kill was sent, and nothing of it runs again before the heal: a span it
   // began before its heal was abandoned too.
   const stopped = run.faults.filter((w) => PROCESS_ENDED.has(w.fault));
-  const abandoned = (t: Timed): boolean =>
-    t.endMs === null &&
-    stopped.some(
-      (w) =>
+  /** When the process holding an open span stopped under it (its first such stop), if it did. */
+  const abandonedAt = (t: Timed): number | undefined => {
+    if (t.endMs !== null) return undefined;
+    let at: number | undefined;
+    for (const w of stopped)
+      if (
         (w.injectedAtMs >= t.startMs ||
           (DOWN_UNTIL_HEAL.has(w.fault) && (w.healedAtMs ?? Number.POSITIVE_INFINITY) >= t.startMs)) &&
-        servicesOf(w).includes(t.span.service),
-    );
+        servicesOf(w).includes(t.span.service)
+      )
+        at = Math.min(at ?? Number.POSITIVE_INFINITY, Math.max(t.startMs, w.injectedAtMs));
+    return at;
+  };
+  const abandoned = (t: Timed): boolean => abandonedAt(t) !== undefined;
   const stillOpen = (t: Timed): boolean => t.endMs === null && !abandoned(t);
   // The deepest open span: open, and none of its children is open.
   const open = timed.filter(
@@ -80,13 +86,21 @@ export function opHops(
   const clientSpans = new Set(
     timed.filter((t) => t.span.service === clientServiceName).map((t) => t.span.spanId),
   );
+  // The answer came back through the ingress's last request span (a child of a client span;
+  // the last to start, since its end may read a moment after the client's across processes):
+  // only spans from its start on are on the answer's path. A span that failed before it (an
+  // invocation run abandoned on a leader that stepped down, before the client asked for the
+  // result) is not where the answer came from.
+  const requests = server.filter((t) => clientSpans.has(t.span.parentSpanId));
+  const answering = answeredWithError && requests.length > 0 ? latest(requests) : undefined;
+  const onPath = (t: Timed): boolean => answering === undefined || t.startMs >= answering.startMs;
   const failed = answeredWithError
     ? server.filter(
-        (t) => t.span.status.code === 2 && t.endMs !== null && !clientSpans.has(t.span.parentSpanId),
+        (t) =>
+          t.span.status.code === 2 && t.endMs !== null && !clientSpans.has(t.span.parentSpanId) && onPath(t),
       )
     : [];
-  const failedLast =
-    failed.length > 0 ? failed.reduce((a, b) => ((b.endMs ?? 0) > (a.endMs ?? 0) ? b : a)) : undefined;
+  const failedLast = lastEnded(failed);
   if (failedLast !== undefined)
     return {
       stop: hop(failedLast),
@@ -94,9 +108,20 @@ export function opHops(
       endedWith: failedLast.span.status.message || 'an error',
       ...(partition !== undefined ? { partition } : {}),
     };
+  // Nothing on the path failed: the error is a result a processor replied ("notFound" is an
+  // answer, not a failed RPC). The op stopped at the last reply given while the request was open.
+  const replied = answering !== undefined ? lastReply(timed, answering) : undefined;
+  if (replied !== undefined)
+    return {
+      stop: hop(replied),
+      ...(lastHop !== undefined ? { lastHop: hop(lastHop) } : {}),
+      endedWith: `a "${String(replied.span.attributes[A.reply])}" reply`,
+      ...(partition !== undefined ? { partition } : {}),
+    };
   const stopT =
     pickOpen(open.filter((t) => t.span.service !== clientServiceName)) ??
-    mostSelfTime(server, children, seenUntilMs) ??
+    // An abandoned span's time ends with its process: after the kill the op waited elsewhere.
+    mostSelfTime(server, children, (t) => t.endMs ?? abandonedAt(t) ?? seenUntilMs) ??
     pickOpen(open) ??
     lastHop;
   const stop = hop(stopT);
@@ -106,6 +131,21 @@ export function opHops(
     waitingFor: waitingFor(stopT, timed, children, partition),
     ...(partition !== undefined ? { partition } : {}),
   };
+}
+
+/** The span that ended last, of those that ended. */
+function lastEnded(list: readonly Timed[]): Timed | undefined {
+  let best: Timed | undefined;
+  for (const t of list) if (t.endMs !== null && (best === undefined || t.endMs > best.endMs!)) best = t;
+  return best;
+}
+
+/** The last span carrying a processor's reply (limbo.reply) that began after `request` did. */
+function lastReply(all: readonly Timed[], request: Timed): Timed | undefined {
+  const replies = all.filter(
+    (t) => typeof t.span.attributes[A.reply] === 'string' && t.startMs >= request.startMs,
+  );
+  return replies.length > 0 ? latest(replies) : undefined;
 }
 
 /** Faults that end a process: the spans it had open are abandoned, not waiting. */
@@ -152,20 +192,20 @@ function pickOpen(list: readonly Timed[]): Timed | undefined {
   return list.length === 0 ? undefined : latest(list);
 }
 
-/** The span with the most time of its own (children's time taken out) up to `untilMs`. */
+/** The span with the most time of its own (children's time taken out), each up to `endOf` it. */
 function mostSelfTime(
   list: readonly Timed[],
   children: ReadonlyMap<string, Timed[]>,
-  untilMs: number,
+  endOf: (t: Timed) => number,
 ): Timed | undefined {
   let best: Timed | undefined;
   let bestSelf = -1;
   for (const t of list) {
-    const end = t.endMs ?? untilMs;
+    const end = endOf(t);
     const covered = union(
       (children.get(t.span.spanId) ?? []).map((c) => [
         Math.max(c.startMs, t.startMs),
-        Math.min(c.endMs ?? untilMs, end),
+        Math.min(endOf(c), end),
       ]),
     );
     const self = end - t.startMs - covered;
@@ -219,7 +259,9 @@ function waitingFor(
       (seen ? ')' : ', no processor span for it)')
     );
   }
-  if (t.span.service === clientServiceName) return 'the ingress (no ingress span for this op)';
+  // Only the client's own span: the system exported none for this op (or has no ingress at all).
+  if (t.span.service === clientServiceName)
+    return "the system's answer (no span past the client for this op)";
   if (spanNamePatterns.ingressRequest.test(name)) {
     const attempts = all.filter((x) => ATTEMPT.test(x.span.name));
     if (attempts.length === 0)

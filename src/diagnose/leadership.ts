@@ -47,6 +47,15 @@ export class LeadershipIndex {
     this.partitions = grouped.size;
   }
 
+  /** The partitions `node` led at some time in [fromMs, toMs], in partition order. */
+  partitionsLedBy(node: string, fromMs: number, toMs: number): number[] {
+    const out: number[] = [];
+    for (const [p, stretches] of this.byPartition)
+      if (stretches.some((s) => s.leaders.includes(node) && s.fromMs <= toMs && s.toMs >= fromMs))
+        out.push(Number(p));
+    return out.sort((a, b) => a - b);
+  }
+
   /** The partition's stretches that overlap [fromMs, toMs], clipped to it; [] when it was never reported. */
   around(partition: number, fromMs: number, toMs: number): LeadershipStretch[] {
     const all = this.byPartition.get(String(partition)) ?? [];

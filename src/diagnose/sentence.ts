@@ -3,7 +3,13 @@
 //  partition 2: no leader 0.7–5.1 s, then processor-1 led 5.1–20.0 s, epoch 1; during
 //  clients-before-processors@processor-1,processor-2 (0.0–3.0 s); processor-1 applied their
 //  End at 5.4 s and no reply reached ingress-1."
-import type { Diagnosis, DiagnosisFault, DiagnosisGroup, OpProblem } from '../run-data/verdict.js';
+import type {
+  CheckFinding,
+  Diagnosis,
+  DiagnosisFault,
+  DiagnosisGroup,
+  OpProblem,
+} from '../run-data/verdict.js';
 import { describeLeadership, sec } from './leadership.js';
 
 const kindWords: Record<string, [string, string]> = {
@@ -84,13 +90,38 @@ export function groupSentence(g: DiagnosisGroup, traced: boolean): string {
   return parts.join('; ') + '.';
 }
 
-/** The top groups, one sentence each, for the console after the failing checks. */
-export function formatDiagnosis(d: Diagnosis, maxGroups = 3): string[] {
-  const lines = [`  why: ${d.badOps} bad op(s) in ${d.groups.length} group(s) by where they stopped`];
+/**
+ * A finding that names no op in one sentence: "pendingDrains: limbo_ingress_pending_requests
+ * rose to 3 and stayed, on ingress-1 at 12.3–12.6 s; during reset_peer@ingress->processor-1
+ * (12.0–16.0 s)".
+ */
+export function findingSentence(f: CheckFinding): string {
+  const where = [
+    f.service !== undefined ? `on ${f.service}` : undefined,
+    f.partition !== undefined ? `partition ${f.partition}` : undefined,
+  ].filter((x): x is string => x !== undefined);
+  const parts = [
+    `${f.check}: ${f.what}${where.length > 0 ? `, ${where.join(', ')}` : ''} at ${sec(f.fromMs)}–${sec(f.toMs)} s`,
+  ];
+  const during = f.faults.filter((x) => x.before !== true);
+  if (during.length > 0) parts.push(`during ${during.slice(0, 3).map(faultText).join(', ')}`);
+  else if (f.faults[0] !== undefined) parts.push(`after ${faultText(f.faults[0])}`);
+  else parts.push('no fault was in');
+  for (const l of f.leadership.slice(0, 2))
+    if (l.stretches.length > 0) parts.push(`partition ${l.partition}: ${describeLeadership(l.stretches)}`);
+  return parts.join('; ') + '.';
+}
+
+/** The top groups, one sentence each, then the findings that name no op, for the console after the failing checks. */
+export function formatDiagnosis(d: Diagnosis, maxGroups = 3, runDir = '<run directory>'): string[] {
+  const lines: string[] = [];
+  for (const f of (d.findings ?? []).slice(0, maxGroups)) lines.push(`  why: ${f.sentence}`);
+  if (d.groups.length === 0) return lines;
+  lines.push(`  why: ${d.badOps} bad op(s) in ${d.groups.length} group(s) by where they stopped`);
   for (const g of d.groups.slice(0, maxGroups)) {
     lines.push(`    - ${g.sentence}`);
     if (g.invocationIds[0] !== undefined)
-      lines.push(`      e.g. npx limbo trace ${g.invocationIds[0]} --run <run directory>`);
+      lines.push(`      e.g. npx limbo trace ${g.invocationIds[0]} --run ${runDir}`);
   }
   const rest = d.groups.slice(maxGroups);
   if (rest.length > 0)
@@ -101,11 +132,14 @@ export function formatDiagnosis(d: Diagnosis, maxGroups = 3): string[] {
 }
 
 /**
- * The diagnosis in one line for a failed check (a JUnit failure's first line): the largest
- * group among the ops the check named, else the largest group of the run.
+ * The diagnosis in one line for a failed check (a JUnit failure's first line): the check's own
+ * finding when it names no op, else the largest group among the ops the check named, else the
+ * largest group of the run.
  */
 export function diagnosisHeadline(d: Diagnosis | undefined, check?: string): string | undefined {
   if (d === undefined) return undefined;
+  const finding = d.findings?.find((f) => f.check === check);
+  if (finding !== undefined) return `why: ${finding.sentence}`;
   const top = d.groups.find((g) => check !== undefined && g.checks.includes(check)) ?? d.groups[0];
   if (top === undefined) return undefined;
   const more = d.groups.length > 1 ? ` (+${d.groups.length - 1} more group(s))` : '';

@@ -20,6 +20,7 @@ import {
 import { checkersOf, type SeedCheck, type SeedFile } from '../runner/seed-file.js';
 import { shrinkSchedule, type ShrinkConfirm } from './shrink.js';
 import type { Corpus } from './guided.js';
+import { inShard, type Shard } from '../runner/shard.js';
 
 export const exploreChecks = (withinMsAfterHeal: number): SeedCheck[] => [
   { name: 'noClientLeftHanging', options: { withinMsAfterHeal } },
@@ -54,6 +55,8 @@ export interface ExploreOptions {
   parallel?: number;
   /** Coverage-guided: schedules derived from this corpus as well as drawn fresh (guided.ts). */
   guide?: Corpus;
+  /** Only the schedules of this shard (index % count == index-1 of the unsharded list). */
+  shard?: Shard;
   /** Runs one suite with a seed in a slot (the CLI wires runSuite with progress and cleanup). */
   runOne: (suite: Suite, seed: number, slot: number) => Promise<SuiteRunOutcome>;
   /** Saves a found seed file; returns its path. */
@@ -105,18 +108,20 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
   const now = o.nowMs ?? (() => Date.now());
   const started = now();
   const random = createRandom(o.seed);
-  const parallel = Math.max(1, Math.min(o.parallel ?? 1, o.runs));
+  const indices = Array.from({ length: o.runs }, (_, i) => i).filter((i) => inShard(i, o.shard));
+  const parallel = Math.max(1, Math.min(o.parallel ?? 1, indices.length));
   const done: ({ run: ExploreRun; found?: string } | undefined)[] = [];
   let next = 0;
   let stoppedBy: ExploreResult['stoppedBy'] = 'runs';
   const slot = async (k: number): Promise<void> => {
     for (;;) {
-      if (next >= o.runs) return;
+      const i = indices[next];
+      if (i === undefined) return;
       if (now() - started >= o.budgetMs) {
         stoppedBy = 'budget';
         return;
       }
-      const i = next++;
+      next++;
       done[i] = await exploreOne(i, k, random.fork(`run-${i}`), o, parallel > 1 ? `[slot ${k + 1}] ` : '');
     }
   };
@@ -138,16 +143,19 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
   };
 }
 
-/** One schedule: run it; if it fails, shrink it, confirm it and save it as a seed file. */
-async function exploreOne(
+/** Schedule i's seed and faults (without a guide, they follow from the search's seed alone). */
+export function plannedRun(
   i: number,
-  slot: number,
+  o: Pick<ExploreOptions, 'seed' | 'chaosMs' | 'maxFaults' | 'kinds' | 'shape'>,
+): { seed: number; schedule: PlannedFault[] } {
+  const { seed, drawn } = drawRun(createRandom(o.seed).fork(`run-${i}`), o);
+  return { seed, schedule: drawn.schedule };
+}
+
+function drawRun(
   r: Random,
-  o: ExploreOptions,
-  prefix: string,
-): Promise<{ run: ExploreRun; found?: string }> {
-  const write = (line: string): void =>
-    o.write(line.startsWith('\n') ? `\n${prefix}${line.slice(1)}` : prefix + line);
+  o: Pick<ExploreOptions, 'chaosMs' | 'maxFaults' | 'kinds' | 'shape' | 'guide'>,
+): { seed: number; drawn: { schedule: PlannedFault[]; from?: string; how?: string } } {
   const seed = r.int(0x100000000);
   const generate = {
     topology: exploreTopology,
@@ -160,6 +168,20 @@ async function exploreOne(
     o.guide !== undefined
       ? o.guide.next(r.fork('schedule'), generate)
       : { schedule: generateSchedule(r.fork('schedule'), generate) };
+  return { seed, drawn };
+}
+
+/** One schedule: run it; if it fails, shrink it, confirm it and save it as a seed file. */
+async function exploreOne(
+  i: number,
+  slot: number,
+  r: Random,
+  o: ExploreOptions,
+  prefix: string,
+): Promise<{ run: ExploreRun; found?: string }> {
+  const write = (line: string): void =>
+    o.write(line.startsWith('\n') ? `\n${prefix}${line.slice(1)}` : prefix + line);
+  const { seed, drawn } = drawRun(r, o);
   const planned = drawn.schedule;
   const name = `explore-${o.targetName.replace(/[^A-Za-z0-9]+/g, '-')}-${seed}`;
   const origin = drawn.from !== undefined ? ` (from ${drawn.from}: ${drawn.how})` : '';

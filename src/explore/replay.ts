@@ -11,7 +11,7 @@ import {
   documentedVerdict,
   runItselfFailed,
   runSuites,
-  SKIPPED_CHECK,
+  wasSkipped,
   type DocumentedVerdict,
   type RunSuitesOptions,
 } from '../runner/run-suites.js';
@@ -67,14 +67,11 @@ export function expectationOf(loaded: LoadedSuite, target: string): ReplayExpect
 export const failedChecksOf = (v: VerdictFile): string[] =>
   v.checks.filter((c) => c.verdict === 'fail' && c.skipped === undefined).map((c) => c.name);
 
-const skipped = (v: VerdictFile): boolean =>
-  v.checks.some((c) => c.name === SKIPPED_CHECK && c.skipped !== undefined);
-
 /** Whether one rerun's verdict is the one `expected` records (and the recorded checks failed again). */
 export function reproduces(v: VerdictFile, expected: ReplayExpectation): boolean {
   if (runItselfFailed(v)) return false;
-  if (expected.verdict === 'skipped') return skipped(v);
-  if (skipped(v)) return false;
+  if (expected.verdict === 'skipped') return wasSkipped(v);
+  if (wasSkipped(v)) return false;
   if (expected.verdict === 'either') return v.verdict === 'pass' || v.verdict === 'fail';
   if (v.verdict !== expected.verdict) return false;
   const failed = failedChecksOf(v);
@@ -83,7 +80,7 @@ export function reproduces(v: VerdictFile, expected: ReplayExpectation): boolean
 
 export function rerunOf(v: VerdictFile, expected: ReplayExpectation, runDir?: string): ReplayRerun {
   return {
-    verdict: runItselfFailed(v) ? 'error' : skipped(v) ? 'skipped' : v.verdict,
+    verdict: runItselfFailed(v) ? 'error' : wasSkipped(v) ? 'skipped' : v.verdict,
     failed: failedChecksOf(v),
     reproduced: reproduces(v, expected),
     ...(runDir !== undefined ? { runDir } : {}),

@@ -219,7 +219,7 @@ export const faultDocs: Readonly<Record<string, FaultDoc>> = {
   },
   'transfer-leadership': {
     helper: '`transferLeadership({ partition, to })`',
-    does: 'The controller moves the partition’s leadership from its leader to `to`, or to a seeded pick among the other running processors.',
+    does: 'The controller moves the partition’s leadership from its leader to `to`, or to a seeded pick among the other running processors. On a declared target, its `leadershipTransfer` command does, and the move is done once the leadership probe names `to`; a declaration without one does not offer this fault (suites using it are skipped with the reason, explore does not draw it).',
     parameters: {
       partition: 'the partition to move (required)',
       to: 'the processor to move it to (default a seeded pick)',

@@ -6,6 +6,7 @@ import type { StartedTarget, TargetRequirement } from '../targets/target.js';
 import { LimboError } from '../util/errors.js';
 import type { Random } from '../util/random.js';
 import type { EvidencePlan, ProxyCounterReader, ProxyCounters } from './evidence.js';
+import type { RecentTraffic } from './recent-traffic.js';
 
 export interface FaultContext {
   target: StartedTarget;
@@ -15,6 +16,8 @@ export interface FaultContext {
   proxyCounters?: ProxyCounterReader;
   /** The proxies' counters as the warm-up began: which links carry traffic (linkInto prefers those). */
   trafficBaseline?: ProxyCounters;
+  /** The proxies' counters over the last few seconds: which links carry traffic now (preferred to the baseline). */
+  recentTraffic?: RecentTraffic;
 }
 
 export interface Injected {
@@ -36,6 +39,11 @@ export interface Fault {
   readonly needs?: readonly TargetRequirement[];
   inject(ctx: FaultContext): Promise<Injected>;
   heal(ctx: FaultContext, injected: Injected): Promise<void>;
+  /**
+   * How long its inject may take on this target, when the target says so (a declared
+   * leadership transfer's own timeout): the schedule's bound on the inject is at least this.
+   */
+  injectBoundMs?(ctx: FaultContext): number | undefined;
 }
 
 export class FaultError extends LimboError {

@@ -15,6 +15,10 @@ export function followerLag(options: { partition: number; latencyMs: number }): 
   return {
     name: 'follower-lag',
     describe: `followers of partition ${options.partition}`,
+    // It slows each follower's own reads of a log service: a target without a service named
+    // log (replicas that replicate among themselves) cannot have it, and a suite using it is
+    // skipped there with that reason rather than run with the fault failing at each inject.
+    needs: [{ kind: 'leader' }, { kind: 'role', role: 'processor' }, { kind: 'service', name: 'log' }],
     async inject(ctx: FaultContext): Promise<Injected> {
       const leader = await ctx.target.leaderOf(options.partition);
       const followers = [...ctx.target.services.values()]

@@ -8,4 +8,5 @@ export * from './registry.js';
 export * from './follower-lag.js';
 export * from './isolate.js';
 export * from './evidence.js';
+export * from './recent-traffic.js';
 export * from './service-faults.js';

@@ -4,7 +4,7 @@
 // down while the workload already runs; healed by starting them).
 import { bothDirections, proxiesTouching, type EvidencePlan } from './evidence.js';
 import { FaultError, type Fault, type FaultContext, type Injected } from './fault.js';
-import { allOf, describeService, selectServices, type ServiceSelector } from './selectors.js';
+import { allOf, describeService, leaderWaitMs, selectServices, type ServiceSelector } from './selectors.js';
 
 function serviceFault(
   name: string,
@@ -113,8 +113,16 @@ export function transferLeadership(options: { partition: number; to?: string }):
       };
     },
     heal: () => Promise.resolve(),
+    // The leader's lookup, then the target's own bound on the move (and a little to answer).
+    injectBoundMs: (ctx) =>
+      ctx.target.transferLeadershipBoundMs === undefined
+        ? undefined
+        : leaderWaitMs + ctx.target.transferLeadershipBoundMs + TRANSFER_BOUND_SLACK_MS,
   };
 }
+
+/** Time for a transfer's inject to return after the target's own bound on the move ran out. */
+const TRANSFER_BOUND_SLACK_MS = 2000;
 
 /** The seed's start-up race: the workload runs while no processor is up. */
 export function clientsBeforeProcessors(): Fault {

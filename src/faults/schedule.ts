@@ -164,7 +164,11 @@ export function startSchedule(
     const startedMs = clock.nowMs();
     try {
       slot.countersBefore = await readCounters();
-      const injected = await bounded(fault.inject(ctx), injectTimeoutMs, `inject of ${fault.name}`);
+      const injected = await bounded(
+        fault.inject(ctx),
+        Math.max(injectTimeoutMs, fault.injectBoundMs?.(ctx) ?? 0),
+        `inject of ${fault.name}`,
+      );
       if (injected.evidence !== undefined) slot.countersIn = await readCounters();
       slot.injected = injected;
       const w: FaultWindow = {

@@ -5,6 +5,7 @@
 // target can tell from a fault's `describe` what it needs (requirementsOf) and skip a suite
 // whose service, role, link or leader it does not have.
 import type { StartedTarget, TargetRequirement } from '../targets/target.js';
+import type { ProxyCounters } from './evidence.js';
 import { FaultError, type FaultContext } from './fault.js';
 
 export type ServiceSelector =
@@ -39,8 +40,8 @@ export function link(from: ServiceSelector, to: ServiceSelector): LinkSelector {
 
 /**
  * A link that leads into the selected service, whoever dials it: among several, one that
- * carried traffic since the warm-up began if any did (a cut on a link nobody uses tests
- * nothing), else any (seeded); `kind` keeps only links of that kind.
+ * carries traffic now, else one that carried traffic since the warm-up began (a cut on a link
+ * nobody uses tests nothing), else any (seeded); `kind` keeps only links of that kind.
  */
 export function linkInto(to: ServiceSelector, options: { kind?: string } = {}): LinkSelector {
   return options.kind !== undefined
@@ -50,8 +51,8 @@ export function linkInto(to: ServiceSelector, options: { kind?: string } = {}): 
 
 /**
  * Any link between the system's own services (never the clients' links), chosen when the
- * fault goes in: among those that carried traffic since the warm-up began if any did, else
- * among all (seeded) — so a drawn schedule meets traffic on any target, whichever way its
+ * fault goes in: among those that carry traffic now, else those that carried traffic since the
+ * warm-up began, else among all (seeded) — so a drawn schedule meets traffic on any target, whichever way its
  * nodes happen to be connected. `kind` keeps only links of that kind.
  */
 export function anyLink(options: { kind?: string } = {}): LinkSelector {
@@ -66,28 +67,43 @@ export function linkKindOf(target: Pick<StartedTarget, 'linkKinds'>, link: strin
   return target.linkKinds?.[link] ?? (link.startsWith('client->') ? 'client' : 'peer');
 }
 
-/** One of `links` (sorted), among those whose proxy carried traffic since the baseline if any did (seeded). */
-async function preferBusy(ctx: FaultContext, links: readonly string[]): Promise<string> {
-  const busy = await busyProxies(ctx);
-  const used = busy === undefined ? [] : links.filter((n) => busy.has(ctx.target.links[n] ?? ''));
-  return ctx.random.pick(used.length > 0 ? used : links);
+/** One of `links` (sorted), among the busiest tier that holds any of them (busyTiers), else any (seeded). */
+function preferBusy(ctx: FaultContext, tiers: readonly Set<string>[], links: readonly string[]): string {
+  for (const busy of tiers) {
+    const used = links.filter((n) => busy.has(ctx.target.links[n] ?? ''));
+    if (used.length > 0) return ctx.random.pick(used);
+  }
+  return ctx.random.pick(links);
 }
 
-/** The proxies that carried bytes since the traffic baseline (undefined: nothing to tell by). */
-export async function busyProxies(ctx: FaultContext): Promise<Set<string> | undefined> {
-  if (ctx.proxyCounters === undefined || ctx.trafficBaseline === undefined) return undefined;
+/** How far back "busy now" looks: links that carried bytes in the last this long. */
+export const RECENT_TRAFFIC_MS = 2000;
+
+/**
+ * The proxies that carry traffic, most telling first: those that carried bytes in the last few
+ * seconds, then those that did since the traffic baseline (either absent when there is nothing
+ * to tell by). A link busy in the warm-up may have gone quiet since — its peer killed by an
+ * earlier fault, its clients moved to another node — so a choice looks at the recent first.
+ */
+export async function busyTiers(ctx: FaultContext): Promise<Set<string>[]> {
+  if (ctx.proxyCounters === undefined) return [];
+  const recent = ctx.recentTraffic?.at(RECENT_TRAFFIC_MS);
+  if (recent === undefined && ctx.trafficBaseline === undefined) return [];
   let now;
   try {
     now = await ctx.proxyCounters();
   } catch {
-    return undefined;
+    return [];
   }
-  const busy = new Set<string>();
-  for (const [proxy, c] of now) {
-    const b = ctx.trafficBaseline.get(proxy);
-    if (c.upstream + c.downstream > (b?.upstream ?? 0) + (b?.downstream ?? 0)) busy.add(proxy);
-  }
-  return busy;
+  const movedSince = (then: ProxyCounters): Set<string> => {
+    const busy = new Set<string>();
+    for (const [proxy, c] of now) {
+      const b = then.get(proxy);
+      if (c.upstream + c.downstream > (b?.upstream ?? 0) + (b?.downstream ?? 0)) busy.add(proxy);
+    }
+    return busy;
+  };
+  return [recent, ctx.trafficBaseline].filter((x) => x !== undefined).map(movedSince);
 }
 
 export function describeService(s: ServiceSelector): string {
@@ -170,8 +186,16 @@ export async function selectServices(ctx: FaultContext, s: ServiceSelector): Pro
       await new Promise((r) => setTimeout(r, 100));
       node = await ctx.target.leaderOf(s.partition);
     }
-    if (node === undefined || !ctx.target.services.has(node))
-      throw new FaultError('E_FAULT_TARGET', `partition ${s.partition} has no known leader`);
+    if (node === undefined || !ctx.target.services.has(node)) {
+      const why =
+        node !== undefined
+          ? `the target named ${node}, which is no service of it`
+          : await ctx.target.explainNoLeader?.(s.partition).catch((err: unknown) => String(err));
+      throw new FaultError(
+        'E_FAULT_TARGET',
+        `partition ${s.partition} has no known leader${why !== undefined ? ` (${why})` : ''}`,
+      );
+    }
     return { names: [node], leader: true };
   }
   const ofRole = all.filter((n) => ctx.target.services.get(n)?.role === s.role).sort();
@@ -184,22 +208,38 @@ export async function selectServices(ctx: FaultContext, s: ServiceSelector): Pro
 export async function selectLink(
   ctx: FaultContext,
   l: LinkSelector,
-): Promise<{ link: string; proxy: string; leader: boolean }> {
+): Promise<{ link: string; proxy: string; leader: boolean; reversed?: boolean }> {
   let name: string;
   let leader = false;
+  let reversed = false;
   if (typeof l === 'string') name = l;
   else if (l.kind === 'linkInto') {
     const to = await selectServices(ctx, l.to);
-    const into = Object.keys(ctx.target.links)
-      .filter((n) => n.endsWith(`->${to.names[0]}`) && !n.startsWith('client->'))
-      .filter((n) => l.linkKind === undefined || linkKindOf(ctx.target, n) === l.linkKind)
-      .sort();
-    if (into.length === 0)
+    const ofKind = (n: string): boolean =>
+      !n.startsWith('client->') && (l.linkKind === undefined || linkKindOf(ctx.target, n) === l.linkKind);
+    const links = Object.keys(ctx.target.links).filter(ofKind).sort();
+    const into = links.filter((n) => n.endsWith(`->${to.names[0]}`));
+    const outOf = links.filter((n) => n.startsWith(`${to.names[0]}->`));
+    if (into.length === 0 && outOf.length === 0)
       throw new FaultError(
         'E_FAULT_TARGET',
         `no ${l.linkKind !== undefined ? `${l.linkKind} ` : ''}link into ${to.names[0]} (have ${Object.keys(ctx.target.links).join(', ')})`,
       );
-    name = await preferBusy(ctx, into);
+    // A system that keeps one connection per pair of peers dials it from either side: when no
+    // link into the service carried traffic, a busy link it dialled itself carries its inbound
+    // bytes the other way (the fault's stream is turned round to keep hurting bytes into it).
+    // Tier by tier (busy now, then since the warm-up): a busy link into it, else a busy one it
+    // dialled; with none busy in any tier, a link into it, else one it dialled.
+    const tiers = await busyTiers(ctx);
+    const tier = tiers.find((busy) => [...into, ...outOf].some((n) => busy.has(ctx.target.links[n] ?? '')));
+    const isBusy = (n: string): boolean => tier?.has(ctx.target.links[n] ?? '') === true;
+    const busyOut = outOf.filter(isBusy);
+    if (into.length > 0 && (into.some(isBusy) || busyOut.length === 0))
+      name = preferBusy(ctx, tier !== undefined ? [tier] : [], into);
+    else {
+      name = ctx.random.pick(busyOut.length > 0 ? busyOut : outOf);
+      reversed = true;
+    }
     leader = to.leader;
   } else if (l.kind === 'anyLink') {
     const internal = Object.keys(ctx.target.links)
@@ -211,7 +251,7 @@ export async function selectLink(
         'E_FAULT_TARGET',
         `no ${l.linkKind !== undefined ? `${l.linkKind} ` : ''}link between services (have ${Object.keys(ctx.target.links).join(', ')})`,
       );
-    name = await preferBusy(ctx, internal);
+    name = preferBusy(ctx, await busyTiers(ctx), internal);
   } else {
     // A plain name is a link endpoint as written (`client`, `ingress`, `log`), not looked up.
     const end = (e: ServiceSelector): Promise<SelectedServices> =>
@@ -235,5 +275,5 @@ export async function selectLink(
       'E_FAULT_TARGET',
       `no link ${name} (have ${Object.keys(ctx.target.links).join(', ')})`,
     );
-  return { link: name, proxy, leader };
+  return { link: name, proxy, leader, ...(reversed ? { reversed } : {}) };
 }

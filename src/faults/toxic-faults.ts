@@ -35,7 +35,9 @@ export function toxicFault<A>(
       const sel = await selectLink(ctx, on);
       const proxy = await ctx.toxiproxy.get(sel.proxy);
       const name = `limbo_${type}_${process.pid}_${++toxicCounter}`;
-      const stream = options.stream ?? 'downstream';
+      // A link the service dialled itself, chosen for bytes into it: the other stream.
+      const asked = options.stream ?? 'downstream';
+      const stream = sel.reversed === true ? (asked === 'downstream' ? 'upstream' : 'downstream') : asked;
       await proxy.addToxic<A>({ name, type, stream, toxicity: options.toxicity ?? 1, attributes });
       return {
         target: sel.link,

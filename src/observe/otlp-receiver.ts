@@ -82,65 +82,98 @@ function exportRequestType(): protobuf.Type {
 }
 
 export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Promise<StartedOtlpReceiver> {
-  const maxSpans = options.maxSpans ?? 1_000_000;
-  const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024 * 1024;
-  const maxLedger = options.maxLedgerSpans ?? 1_000_000;
-  const spans: SpanRecord[] = [];
-  let dropped = 0;
-  let rejected = 0;
-  // Ids of every exported span (only to tell which ledger spans were never exported).
-  const exported = new Set<string>();
-  // The run's repeated strings (names, services, attribute values, trace ids) kept once.
-  const intern = createInterner();
-  const ledger = new Map<string, { service: string; start: LedgerStart; end?: LedgerEnd }>();
-  let ledgerEnds = 0;
-  let ledgerStarts = 0;
-  const openSources: { service: string; open: () => LedgerStart[] }[] = [];
-  // Who sends spans over OTLP, and each ledger service's open streams (to ask for a flush on;
-  // a service stays a key once it had one, so a stopped one is still a source).
-  const otlpServices = new Set<string>();
-  const streams = new Map<string, Set<http.ServerResponse>>();
-  const flushedUpTo = new Map<string, number>();
-  const onFlushed = new Set<() => void>();
-  let flushSeq = 0;
-  const ingest = (batch: SpanRecord[]): void => {
-    const room = Math.max(0, maxSpans - spans.length);
-    spans.push(...batch.slice(0, room));
-    dropped += Math.max(0, batch.length - room);
+  const receiver = new OtlpReceiver(options);
+  await receiver.listen();
+  return receiver;
+}
+
+/** An in-process source of the spans open right now (addOpenSpans). */
+interface LedgerSource {
+  service: string;
+  open: () => LedgerStart[];
+}
+
+/**
+ * The receiver's state and its steps: `listen`, then per request `route` to `postBody` (one
+ * OTLP or ledger body) or a `LedgerStreamRequest` (the ledger as a stream); `ingest` keeps
+ * spans, `applyLedger` the ledger, `flushLedgers` asks the streams for everything.
+ */
+class OtlpReceiver implements StartedOtlpReceiver {
+  readonly spans: SpanRecord[] = [];
+  /** The run's repeated strings (names, services, attribute values, trace ids) kept once. */
+  readonly intern = createInterner();
+  readonly #options: OtlpReceiverOptions;
+  readonly #maxSpans: number;
+  readonly #maxBodyBytes: number;
+  readonly #maxLedger: number;
+  readonly #server: http.Server;
+  #url = '';
+  #dropped = 0;
+  #rejected = 0;
+  /** Ids of every exported span (only to tell which ledger spans were never exported). */
+  readonly #exported = new Set<string>();
+  readonly #ledger = new Map<string, { service: string; start: LedgerStart; end?: LedgerEnd }>();
+  #ledgerStarts = 0;
+  #ledgerEnds = 0;
+  readonly #openSources: LedgerSource[] = [];
+  /** Who sends spans over OTLP. */
+  readonly #otlpServices = new Set<string>();
+  /**
+   * Each ledger service's open streams (to ask for a flush on; a service stays a key once it
+   * had one, so a stopped one is still a source).
+   */
+  readonly #streams = new Map<string, Set<http.ServerResponse>>();
+  readonly #flushedUpTo = new Map<string, number>();
+  readonly #onFlushed = new Set<() => void>();
+  #flushSeq = 0;
+
+  constructor(options: OtlpReceiverOptions) {
+    this.#options = options;
+    this.#maxSpans = options.maxSpans ?? 1_000_000;
+    this.#maxBodyBytes = options.maxBodyBytes ?? 64 * 1024 * 1024;
+    this.#maxLedger = options.maxLedgerSpans ?? 1_000_000;
+    this.#server = http.createServer((req, res) => this.#route(req, res));
+  }
+
+  async listen(): Promise<void> {
+    const host = this.#options.host ?? '127.0.0.1';
+    await new Promise<void>((resolve) => this.#server.listen(this.#options.port ?? 0, host, resolve));
+    this.#url = `http://${host}:${(this.#server.address() as AddressInfo).port}`;
+  }
+
+  get url(): string {
+    return this.#url;
+  }
+
+  get dropped(): number {
+    return this.#dropped;
+  }
+
+  get rejected(): number {
+    return this.#rejected;
+  }
+
+  get ledger(): { starts: number; ends: number } {
+    return { starts: this.#ledgerStarts, ends: this.#ledgerEnds };
+  }
+
+  ingest(batch: SpanRecord[]): void {
+    const room = Math.max(0, this.#maxSpans - this.spans.length);
+    this.spans.push(...batch.slice(0, room));
+    this.#dropped += Math.max(0, batch.length - room);
     for (const s of batch) {
-      if (exported.size < 2 * maxLedger) exported.add(s.spanId);
+      if (this.#exported.size < 2 * this.#maxLedger) this.#exported.add(s.spanId);
       // An exported span is known in full: its ledger entry is no longer needed.
-      ledger.delete(s.spanId);
+      this.#ledger.delete(s.spanId);
     }
-    options.onSpans?.(batch);
-  };
-  const onTraces = (body: Buffer, json: boolean): void => {
-    const batch = json ? decodeJson(body, intern) : decodeProtobuf(body, intern);
-    for (const s of batch) otlpServices.add(s.service);
-    ingest(batch);
-  };
-  const onLedger = (body: Buffer | string): LedgerBatch => {
-    const batch = decodeLedger(body);
-    for (const start of batch.starts) {
-      if (ledger.size >= maxLedger) break;
-      if (ledger.has(start.spanId)) continue;
-      ledgerStarts++;
-      if (!exported.has(start.spanId)) ledger.set(start.spanId, { service: batch.service, start });
-    }
-    for (const end of batch.ends) {
-      const entry = ledger.get(end.spanId);
-      if (entry !== undefined && entry.end === undefined) {
-        entry.end = end;
-        ledgerEnds++;
-      }
-    }
-    if (batch.flushed !== undefined && batch.flushed > (flushedUpTo.get(batch.service) ?? 0)) {
-      flushedUpTo.set(batch.service, batch.flushed);
-      for (const f of onFlushed) f();
-    }
-    return batch;
-  };
-  const server = http.createServer((req, res) => {
+    this.#options.onSpans?.(batch);
+  }
+
+  addOpenSpans(service: string, open: () => LedgerStart[]): void {
+    this.#openSources.push({ service, open });
+  }
+
+  #route(req: http.IncomingMessage, res: http.ServerResponse): void {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'POST' || (path !== '/v1/traces' && path !== SPAN_LEDGER_PATH)) {
       res.writeHead(404).end();
@@ -148,18 +181,21 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
     }
     // A client that goes away mid-request is its own problem, never the run's.
     req.on('error', () => {});
-    if (path === SPAN_LEDGER_PATH && String(req.headers['content-type'] ?? '').includes(LEDGER_STREAM_TYPE)) {
-      ledgerStream(req, res);
-      return;
-    }
+    if (path === SPAN_LEDGER_PATH && String(req.headers['content-type'] ?? '').includes(LEDGER_STREAM_TYPE))
+      new LedgerStreamRequest(this, req, res, this.#maxBodyBytes).read();
+    else this.#postBody(req, res, path);
+  }
+
+  /** One OTLP export or ledger batch in one body, bounded. */
+  #postBody(req: http.IncomingMessage, res: http.ServerResponse, path: string): void {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (c: Buffer) => {
       size += c.length;
-      if (size <= maxBodyBytes) chunks.push(c);
+      if (size <= this.#maxBodyBytes) chunks.push(c);
     });
     req.on('end', () => {
-      if (size > maxBodyBytes) {
+      if (size > this.#maxBodyBytes) {
         res.writeHead(413).end();
         return;
       }
@@ -168,147 +204,192 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
       try {
         if (req.headers['content-encoding'] === 'gzip') body = gunzipSync(body);
         const json = type.includes('json') || path === SPAN_LEDGER_PATH;
-        if (path === SPAN_LEDGER_PATH) onLedger(body);
-        else onTraces(body, json);
+        if (path === SPAN_LEDGER_PATH) this.applyLedger(body);
+        else this.#onTraces(body, json);
         if (json) res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
         else res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
       } catch (err) {
-        rejected++;
+        this.countRejected();
         res
           .writeHead(400, { 'content-type': 'text/plain' })
           .end(`bad ${path === SPAN_LEDGER_PATH ? 'ledger' : 'OTLP'} payload: ${(err as Error).message}`);
       }
     });
-  });
-  /**
-   * The ledger as a stream (span-ledger.ts): one long request per service, a JSON batch per
-   * line, each applied as it arrives; a bad line (or one over the body bound) ends it with 400.
-   */
-  const ledgerStream = (req: http.IncomingMessage, res: http.ServerResponse): void => {
-    let pending = '';
-    let failed = false;
-    let service: string | undefined;
-    const forget = (): void => {
-      if (service !== undefined) streams.get(service)?.delete(res);
-    };
-    req.on('close', forget);
-    const fail = (message: string): void => {
-      failed = true;
-      rejected++;
-      forget();
-      // Once a flush request went out the status is sent: the message says why and the
-      // connection closes, so the client sees its stream end.
-      if (res.headersSent) {
-        res.end(`bad ledger payload: ${message}`);
-        req.socket.destroySoon();
-      } else
-        res
-          .writeHead(400, { 'content-type': 'text/plain', connection: 'close' })
-          .end(`bad ledger payload: ${message}`);
-    };
-    const apply = (line: string): void => {
-      if (line.trim() === '') return;
-      try {
-        const batch = onLedger(line);
-        if (service === undefined) {
-          service = batch.service;
-          let set = streams.get(service);
-          if (set === undefined) streams.set(service, (set = new Set()));
-          set.add(res);
-        }
-      } catch (err) {
-        fail((err as Error).message);
+  }
+
+  #onTraces(body: Buffer, json: boolean): void {
+    const batch = json ? decodeJson(body, this.intern) : decodeProtobuf(body, this.intern);
+    for (const s of batch) this.#otlpServices.add(s.service);
+    this.ingest(batch);
+  }
+
+  /** Applies one ledger batch: starts not yet exported, their ends, a flush answer. */
+  applyLedger(body: Buffer | string): LedgerBatch {
+    const batch = decodeLedger(body);
+    for (const start of batch.starts) {
+      if (this.#ledger.size >= this.#maxLedger) break;
+      if (this.#ledger.has(start.spanId)) continue;
+      this.#ledgerStarts++;
+      if (!this.#exported.has(start.spanId))
+        this.#ledger.set(start.spanId, { service: batch.service, start });
+    }
+    for (const end of batch.ends) {
+      const entry = this.#ledger.get(end.spanId);
+      if (entry !== undefined && entry.end === undefined) {
+        entry.end = end;
+        this.#ledgerEnds++;
       }
-    };
-    req.setEncoding('utf8');
-    req.on('data', (chunk: string) => {
-      if (failed) return;
-      pending += chunk;
-      for (let i = pending.indexOf('\n'); i >= 0 && !failed; i = pending.indexOf('\n')) {
-        apply(pending.slice(0, i));
-        pending = pending.slice(i + 1);
-      }
-      if (!failed && pending.length > maxBodyBytes) fail('a line over the body bound');
-    });
-    req.on('end', () => {
-      if (!failed) apply(pending);
-      forget();
-      if (failed) return;
-      if (res.headersSent) res.end();
-      else res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  };
-  const flushLedgers = (timeoutMs: number): Promise<boolean> => {
-    const sources = new Set([...otlpServices, ...streams.keys()]);
+    }
+    if (batch.flushed !== undefined && batch.flushed > (this.#flushedUpTo.get(batch.service) ?? 0)) {
+      this.#flushedUpTo.set(batch.service, batch.flushed);
+      for (const f of this.#onFlushed) f();
+    }
+    return batch;
+  }
+
+  countRejected(): void {
+    this.#rejected++;
+  }
+
+  /** A ledger stream of `service` is open on `res` (until `forgetStream`). */
+  addStream(service: string, res: http.ServerResponse): void {
+    let set = this.#streams.get(service);
+    if (set === undefined) this.#streams.set(service, (set = new Set()));
+    set.add(res);
+  }
+
+  forgetStream(service: string, res: http.ServerResponse): void {
+    this.#streams.get(service)?.delete(res);
+  }
+
+  flushLedgers(timeoutMs: number): Promise<boolean> {
+    const sources = new Set([...this.#otlpServices, ...this.#streams.keys()]);
     if (sources.size === 0) return Promise.resolve(false);
-    for (const service of sources) if ((streams.get(service)?.size ?? 0) === 0) return Promise.resolve(false);
-    const k = ++flushSeq;
+    for (const service of sources)
+      if ((this.#streams.get(service)?.size ?? 0) === 0) return Promise.resolve(false);
+    const k = ++this.#flushSeq;
     const request = JSON.stringify({ flush: k }) + '\n';
     for (const service of sources)
-      for (const res of streams.get(service) ?? []) {
+      for (const res of this.#streams.get(service) ?? []) {
         if (!res.headersSent) res.writeHead(200, { 'content-type': LEDGER_STREAM_TYPE });
         res.write(request);
       }
     return new Promise<boolean>((resolve) => {
       const done = (all: boolean): void => {
         clearTimeout(timer);
-        onFlushed.delete(check);
+        this.#onFlushed.delete(check);
         resolve(all);
       };
       const check = (): void => {
-        if ([...sources].every((s) => (flushedUpTo.get(s) ?? 0) >= k)) done(true);
+        if ([...sources].every((s) => (this.#flushedUpTo.get(s) ?? 0) >= k)) done(true);
       };
       const timer = setTimeout(() => done(false), timeoutMs);
-      onFlushed.add(check);
+      this.#onFlushed.add(check);
     });
-  };
-  await new Promise<void>((resolve) =>
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve),
-  );
-  const port = (server.address() as AddressInfo).port;
-  const stop = (): Promise<void> =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
+  }
+
+  unexportedSpans(): LedgerSpanRecord[] {
+    const out: LedgerSpanRecord[] = [];
+    for (const src of this.#openSources)
+      for (const start of src.open())
+        if (!this.#exported.has(start.spanId) && !this.#ledger.has(start.spanId))
+          out.push({ ...start, service: src.service, endMs: null, status: { code: 0, message: '' } });
+    for (const { service, start, end } of this.#ledger.values()) {
+      if (this.#exported.has(start.spanId)) continue;
+      out.push({
+        ...start,
+        service,
+        endMs: end?.endMs ?? null,
+        status: end?.status ?? { code: 0, message: '' },
+      });
+    }
+    return out.sort((a, b) => a.startMs - b.startMs);
+  }
+
+  stop(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.#server.closeAllConnections();
+      this.#server.close(() => resolve());
     });
-  return {
-    url: `http://${options.host ?? '127.0.0.1'}:${port}`,
-    spans,
-    get dropped() {
-      return dropped;
-    },
-    get rejected() {
-      return rejected;
-    },
-    get ledger() {
-      return { starts: ledgerStarts, ends: ledgerEnds };
-    },
-    ingest,
-    intern,
-    addOpenSpans(service, open) {
-      openSources.push({ service, open });
-    },
-    flushLedgers,
-    unexportedSpans() {
-      const out: LedgerSpanRecord[] = [];
-      for (const src of openSources)
-        for (const start of src.open())
-          if (!exported.has(start.spanId) && !ledger.has(start.spanId))
-            out.push({ ...start, service: src.service, endMs: null, status: { code: 0, message: '' } });
-      for (const { service, start, end } of ledger.values()) {
-        if (exported.has(start.spanId)) continue;
-        out.push({
-          ...start,
-          service,
-          endMs: end?.endMs ?? null,
-          status: end?.status ?? { code: 0, message: '' },
-        });
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.stop();
+  }
+}
+
+/**
+ * The ledger as a stream (span-ledger.ts): one long request per service, a JSON batch per
+ * line, each applied as it arrives; a bad line (or one over the body bound) ends it with 400.
+ */
+class LedgerStreamRequest {
+  #pending = '';
+  #failed = false;
+  #service: string | undefined;
+
+  constructor(
+    private readonly receiver: OtlpReceiver,
+    private readonly req: http.IncomingMessage,
+    private readonly res: http.ServerResponse,
+    private readonly maxLineBytes: number,
+  ) {}
+
+  read(): void {
+    this.req.on('close', () => this.#forget());
+    this.req.setEncoding('utf8');
+    this.req.on('data', (chunk: string) => this.#onData(chunk));
+    this.req.on('end', () => this.#onEnd());
+  }
+
+  #onData(chunk: string): void {
+    if (this.#failed) return;
+    this.#pending += chunk;
+    for (let i = this.#pending.indexOf('\n'); i >= 0 && !this.#failed; i = this.#pending.indexOf('\n')) {
+      this.#apply(this.#pending.slice(0, i));
+      this.#pending = this.#pending.slice(i + 1);
+    }
+    if (!this.#failed && this.#pending.length > this.maxLineBytes) this.#fail('a line over the body bound');
+  }
+
+  #onEnd(): void {
+    if (!this.#failed) this.#apply(this.#pending);
+    this.#forget();
+    if (this.#failed) return;
+    if (this.res.headersSent) this.res.end();
+    else this.res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+  }
+
+  #apply(line: string): void {
+    if (line.trim() === '') return;
+    try {
+      const batch = this.receiver.applyLedger(line);
+      if (this.#service === undefined) {
+        this.#service = batch.service;
+        this.receiver.addStream(this.#service, this.res);
       }
-      return out.sort((a, b) => a.startMs - b.startMs);
-    },
-    stop,
-    [Symbol.asyncDispose]: stop,
-  };
+    } catch (err) {
+      this.#fail((err as Error).message);
+    }
+  }
+
+  #forget(): void {
+    if (this.#service !== undefined) this.receiver.forgetStream(this.#service, this.res);
+  }
+
+  #fail(message: string): void {
+    this.#failed = true;
+    this.receiver.countRejected();
+    this.#forget();
+    // Once a flush request went out the status is sent: the message says why and the
+    // connection closes, so the client sees its stream end.
+    if (this.res.headersSent) {
+      this.res.end(`bad ledger payload: ${message}`);
+      this.req.socket.destroySoon();
+    } else
+      this.res
+        .writeHead(400, { 'content-type': 'text/plain', connection: 'close' })
+        .end(`bad ledger payload: ${message}`);
+  }
 }
 
 // ------------------------------------------------------------------ decoding

@@ -10,15 +10,15 @@
 // Targets go through file-based service discovery rather than a static list: a restarted
 // service comes back on a new metrics port, and rewriting targets.json is all it takes for
 // Prometheus to follow it (discovery reloads every second instead of the default 5 s).
-// The process is ours: stopped by its PID (SIGTERM, then SIGKILL after a grace period), and
-// its temp dir removed. Callers wait with `waitForTargetsUp` / `waitForData`, both bounded.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+// The process is ours (launch/child-launcher.ts): stopped by its PID (SIGTERM, then SIGKILL
+// after a grace period), and its temp dir removed. Callers wait with `waitForTargetsUp` / `waitForData`, both bounded.
+import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { mkdtemp, rename, rm, writeFile, mkdir } from 'node:fs/promises';
-import { freePort } from '../util/free-ports.js';
+import { freePort } from '../launch/free-ports.js';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { ChildLauncher } from '../launch/child-launcher.js';
 import { httpProbe, waitFor } from '../util/wait.js';
 import { LimboError, TimeoutError, messageOf } from '../util/errors.js';
 
@@ -219,7 +219,7 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Start
     for (let attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
       const port = await freePort();
       try {
-        return await launch(options, configFile, targetsFile, dataDir, port, ownDir);
+        return await RunningPrometheus.launch(options, { configFile, targetsFile, dataDir, ownDir }, port);
       } catch (err) {
         lastError = err;
         // Another process may have taken the port between probe and bind: try another.
@@ -233,108 +233,118 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Start
   }
 }
 
-async function launch(
-  options: PrometheusOptions,
-  configFile: string,
-  targetsFile: string,
-  dataDir: string,
-  port: number,
-  ownDir: string,
-): Promise<StartedPrometheus> {
-  const binary = options.binary ?? 'prometheus';
-  const readyTimeoutMs = options.readyTimeoutMs ?? 30_000;
-  const stopGraceMs = options.stopGraceMs ?? 5_000;
-  const url = `http://127.0.0.1:${port}`;
-  const child = spawn(
-    binary,
-    [
-      `--config.file=${configFile}`,
-      `--web.listen-address=127.0.0.1:${port}`,
-      `--storage.tsdb.path=${dataDir}`,
-      '--storage.tsdb.retention.time=1d',
-      // A restarted service's new address is scraped within a second or two, not five.
-      '--scrape.discovery-reload-interval=1s',
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  const lines: string[] = [];
-  const keep = (line: string) => {
-    lines.push(line);
-    if (lines.length > TAIL_LINES) lines.shift();
-  };
-  createInterface({ input: child.stdout }).on('line', keep);
-  createInterface({ input: child.stderr }).on('line', keep);
-  const exited = new Promise<number | string>((res) => {
-    child.once('exit', (code, signal) => res(code ?? signal ?? 'unknown'));
-    child.once('error', (err) => {
-      keep(String(err));
-      res('spawn-error');
-    });
-  });
-  const tail = (n = 20) => lines.slice(-n).join('\n');
-  // If this Node process exits without stop(), leave neither our Prometheus nor its files.
-  const killOnExit = () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    rmSync(ownDir, { recursive: true, force: true, maxRetries: 3 });
-  };
-  process.once('exit', killOnExit);
-  void exited.then(() => process.off('exit', killOnExit));
+/** Where one Prometheus keeps its files. */
+interface PrometheusFiles {
+  configFile: string;
+  targetsFile: string;
+  dataDir: string;
+  /** The temp dir holding them (removed on stop). */
+  ownDir: string;
+}
 
-  let stopped: Promise<void> | undefined;
-  const stop = () => (stopped ??= stopChild(child, exited, stopGraceMs).then(() => removeDir(ownDir)));
+/**
+ * A launched Prometheus: the child process (launch/child-launcher.ts) and the HTTP API over it.
+ * Steps: `launch` spawns and `waitUntilReady`; `api`/`get` call the API; the queries, target
+ * rewrites and bounded waits build on them; `stop` ends the process and removes its files.
+ */
+class RunningPrometheus implements StartedPrometheus {
+  readonly url: string;
+  readonly pid: number;
+  readonly dataDir: string;
+  readonly #child: ChildLauncher;
+  readonly #files: PrometheusFiles;
+  readonly #stopGraceMs: number;
+  /** How many targets the last setTargets gave (what the waits expect to see). */
+  #expected: number;
+  /** Rewrites are serialized, so the file always ends up holding the last targets given. */
+  #writing = Promise.resolve();
+  #stopped: Promise<void> | undefined;
 
-  try {
-    await waitReady(url, exited, readyTimeoutMs);
-  } catch (err) {
-    await stopChild(child, exited, stopGraceMs);
-    const message = messageOf(err);
-    // Prometheus's own log says why it exited; a taken port is the one cause worth a retry.
-    const portInUse = lines.some((line) => line.includes('address already in use'));
-    throw new PrometheusStartError(
-      `prometheus did not become ready: ${message}\n${tail()}`,
-      { cause: err },
-      portInUse,
-    );
+  static async launch(
+    options: PrometheusOptions,
+    files: PrometheusFiles,
+    port: number,
+  ): Promise<RunningPrometheus> {
+    const prometheus = new RunningPrometheus(options, files, port);
+    await prometheus.#waitUntilReady(options.readyTimeoutMs ?? 30_000);
+    return prometheus;
   }
 
-  const api = async <T>(path: string, params: Record<string, string>): Promise<T> => {
-    const res = await fetch(`${url}${path}`, {
+  private constructor(options: PrometheusOptions, files: PrometheusFiles, port: number) {
+    this.url = `http://127.0.0.1:${port}`;
+    this.dataDir = files.dataDir;
+    this.#files = files;
+    this.#stopGraceMs = options.stopGraceMs ?? 5_000;
+    this.#expected = options.targets.length;
+    this.#child = ChildLauncher.launch({
+      name: 'prometheus',
+      command: options.binary ?? 'prometheus',
+      args: [
+        `--config.file=${files.configFile}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+        `--storage.tsdb.path=${files.dataDir}`,
+        '--storage.tsdb.retention.time=1d',
+        // A restarted service's new address is scraped within a second or two, not five.
+        '--scrape.discovery-reload-interval=1s',
+      ],
+      tailLines: TAIL_LINES,
+      defaultTailLines: 20,
+    });
+    this.pid = this.#child.pid;
+    // If this Node process exits without stop(), leave neither our Prometheus nor its files.
+    this.#child.killOnParentExit(() => rmSync(files.ownDir, { recursive: true, force: true, maxRetries: 3 }));
+  }
+
+  async #waitUntilReady(readyTimeoutMs: number): Promise<void> {
+    try {
+      await waitReady(this.url, this.#child, readyTimeoutMs);
+    } catch (err) {
+      await this.#child.stop(this.#stopGraceMs);
+      const message = messageOf(err);
+      // Prometheus's own log says why it exited; a taken port is the one cause worth a retry.
+      const portInUse = this.#child.output.some((line) => line.includes('address already in use'));
+      throw new PrometheusStartError(
+        `prometheus did not become ready: ${message}\n${this.tail()}`,
+        { cause: err },
+        portInUse,
+      );
+    }
+  }
+
+  async #api<T>(path: string, params: Record<string, string>): Promise<T> {
+    const res = await fetch(`${this.url}${path}`, {
       method: 'POST',
       body: new URLSearchParams(params),
       signal: AbortSignal.timeout(30_000),
     });
-    const body = (await res.json()) as { status: string; data?: T; errorType?: string; error?: string };
-    if (body.status !== 'success' || body.data === undefined) {
-      throw new PromQueryError(body.errorType ?? `http ${res.status}`, body.error ?? `HTTP ${res.status}`);
-    }
-    return body.data;
-  };
-  const get = async <T>(path: string): Promise<T> => {
-    const res = await fetch(`${url}${path}`, { signal: AbortSignal.timeout(30_000) });
-    const body = (await res.json()) as { status: string; data?: T; errorType?: string; error?: string };
-    if (body.status !== 'success' || body.data === undefined) {
-      throw new PromQueryError(body.errorType ?? `http ${res.status}`, body.error ?? `HTTP ${res.status}`);
-    }
-    return body.data;
-  };
+    return answerOf<T>(res);
+  }
 
-  const query = (promql: string, time?: Date) =>
-    api<QueryData>('/api/v1/query', {
+  async #get<T>(path: string): Promise<T> {
+    return answerOf<T>(await fetch(`${this.url}${path}`, { signal: AbortSignal.timeout(30_000) }));
+  }
+
+  query(promql: string, time?: Date): Promise<QueryData> {
+    return this.#api<QueryData>('/api/v1/query', {
       query: promql,
       ...(time ? { time: String(time.getTime() / 1000) } : {}),
     });
-  const queryRange = async (promql: string, start: Date, end: Date, stepS: number) =>
-    (
-      await api<{ resultType: 'matrix'; result: RangeSeries[] }>('/api/v1/query_range', {
+  }
+
+  async queryRange(promql: string, start: Date, end: Date, stepS: number): Promise<RangeSeries[]> {
+    return (
+      await this.#api<{ resultType: 'matrix'; result: RangeSeries[] }>('/api/v1/query_range', {
         query: promql,
         start: String(start.getTime() / 1000),
         end: String(end.getTime() / 1000),
         step: String(stepS),
       })
     ).result;
-  const targets = async () =>
-    (
-      await get<{
+  }
+
+  async targets(): Promise<TargetHealth[]> {
+    return (
+      await this.#get<{
         activeTargets: {
           labels: Record<string, string>;
           scrapeUrl: string;
@@ -350,10 +360,15 @@ async function launch(
       lastError: t.lastError,
       lastScrapeMs: Math.max(0, Date.parse(t.lastScrape) || 0),
     }));
-  const alerts = async () => (await get<{ alerts: AlertState[] }>('/api/v1/alerts')).alerts;
-  const rules = async () =>
-    (
-      await get<{ groups: { name: string; rules: Omit<RuleState, 'group'>[] }[] }>('/api/v1/rules')
+  }
+
+  async alerts(): Promise<AlertState[]> {
+    return (await this.#get<{ alerts: AlertState[] }>('/api/v1/alerts')).alerts;
+  }
+
+  async rules(): Promise<RuleState[]> {
+    return (
+      await this.#get<{ groups: { name: string; rules: Omit<RuleState, 'group'>[] }[] }>('/api/v1/rules')
     ).groups.flatMap((g) =>
       g.rules.map((r) => ({
         group: g.name,
@@ -365,75 +380,83 @@ async function launch(
         ...(r.state !== undefined ? { state: r.state } : {}),
       })),
     );
+  }
 
-  let expected = options.targets.length;
-  // Rewrites are serialized, so the file always ends up holding the last targets given.
-  let writing = Promise.resolve();
-  const setTargets = (next: readonly PrometheusTarget[]): Promise<void> => {
-    expected = next.length;
-    writing = writing.catch(() => {}).then(() => writeTargets(targetsFile, next));
-    return writing;
-  };
-  return {
-    url,
-    pid: child.pid!,
-    dataDir,
-    setTargets,
-    query,
-    queryRange,
-    targets,
-    alerts,
-    rules,
-    async waitForTargetsUp(timeoutMs: number) {
-      let last: TargetHealth[] = [];
-      await pollUntil(timeoutMs, async () => {
-        last = await targets();
-        return last.length >= expected && last.every((t) => t.health === 'up');
-      }).catch((err: unknown) => {
-        throw new TimeoutError(`targets not all up after ${timeoutMs} ms: ${JSON.stringify(last)}`, {
-          cause: err,
-        });
+  setTargets(next: readonly PrometheusTarget[]): Promise<void> {
+    this.#expected = next.length;
+    this.#writing = this.#writing.catch(() => {}).then(() => writeTargets(this.#files.targetsFile, next));
+    return this.#writing;
+  }
+
+  async waitForTargetsUp(timeoutMs: number): Promise<void> {
+    let last: TargetHealth[] = [];
+    await pollUntil(timeoutMs, async () => {
+      last = await this.targets();
+      return last.length >= this.#expected && last.every((t) => t.health === 'up');
+    }).catch((err: unknown) => {
+      throw new TimeoutError(`targets not all up after ${timeoutMs} ms: ${JSON.stringify(last)}`, {
+        cause: err,
       });
-    },
-    async waitForScrapesAfter(afterMs: number, timeoutMs: number) {
-      let last: TargetHealth[] = [];
-      await pollUntil(timeoutMs, async () => {
-        last = await targets();
-        return last.length >= expected && last.every((t) => t.lastScrapeMs >= afterMs);
-      }).catch((err: unknown) => {
-        throw new TimeoutError(
-          `targets not all scraped after ${new Date(afterMs).toISOString()} within ${timeoutMs} ms: ${JSON.stringify(last)}`,
-          { cause: err },
-        );
-      });
-    },
-    async waitForData(promql: string, timeoutMs: number) {
-      let found: InstantSample[] = [];
-      await pollUntil(timeoutMs, async () => {
-        const data = await query(promql);
-        found = data.resultType === 'vector' ? data.result : [];
-        return found.length > 0;
-      }).catch((err: unknown) => {
-        if (err instanceof PromQueryError) throw err;
-        throw new TimeoutError(`no data for ${promql} after ${timeoutMs} ms`, { cause: err });
-      });
-      return found;
-    },
-    tail,
-    stop,
-    [Symbol.asyncDispose]: stop,
-  };
+    });
+  }
+
+  async waitForScrapesAfter(afterMs: number, timeoutMs: number): Promise<void> {
+    let last: TargetHealth[] = [];
+    await pollUntil(timeoutMs, async () => {
+      last = await this.targets();
+      return last.length >= this.#expected && last.every((t) => t.lastScrapeMs >= afterMs);
+    }).catch((err: unknown) => {
+      throw new TimeoutError(
+        `targets not all scraped after ${new Date(afterMs).toISOString()} within ${timeoutMs} ms: ${JSON.stringify(last)}`,
+        { cause: err },
+      );
+    });
+  }
+
+  async waitForData(promql: string, timeoutMs: number): Promise<InstantSample[]> {
+    let found: InstantSample[] = [];
+    await pollUntil(timeoutMs, async () => {
+      const data = await this.query(promql);
+      found = data.resultType === 'vector' ? data.result : [];
+      return found.length > 0;
+    }).catch((err: unknown) => {
+      if (err instanceof PromQueryError) throw err;
+      throw new TimeoutError(`no data for ${promql} after ${timeoutMs} ms`, { cause: err });
+    });
+    return found;
+  }
+
+  tail(lines?: number): string {
+    return this.#child.tail(lines);
+  }
+
+  /** Ends the process (bounded grace, then SIGKILL) and removes its files; later calls join. */
+  readonly stop = (): Promise<void> =>
+    (this.#stopped ??= this.#child.stop(this.#stopGraceMs).then(() => removeDir(this.#files.ownDir)));
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.stop();
+  }
 }
 
-function waitReady(url: string, exited: Promise<number | string>, timeoutMs: number): Promise<true> {
-  let exitedWith: number | string | undefined;
-  void exited.then((code) => (exitedWith = code));
+/** An API answer's data, or a PromQueryError with what Prometheus said. */
+async function answerOf<T>(res: Response): Promise<T> {
+  const body = (await res.json()) as { status: string; data?: T; errorType?: string; error?: string };
+  if (body.status !== 'success' || body.data === undefined) {
+    throw new PromQueryError(body.errorType ?? `http ${res.status}`, body.error ?? `HTTP ${res.status}`);
+  }
+  return body.data;
+}
+
+function waitReady(url: string, child: ChildLauncher, timeoutMs: number): Promise<true> {
   return waitFor(httpProbe(`${url}/-/ready`, { requestTimeoutMs: 2_000 }), {
     what: 'prometheus is ready',
     timeoutMs,
     intervalMs: POLL_MS,
-    giveUpIf: () =>
-      exitedWith === undefined ? undefined : new PrometheusExited(`prometheus exited (${exitedWith})`),
+    giveUpIf: () => {
+      const code = child.exitCode();
+      return code === undefined ? undefined : new PrometheusExited(`prometheus exited (${code})`);
+    },
   });
 }
 
@@ -454,16 +477,6 @@ function pollUntil(timeoutMs: number, check: () => Promise<boolean>): Promise<tr
       }),
     { what: 'prometheus condition', timeoutMs, intervalMs: POLL_MS, giveUpIf: () => thrown },
   );
-}
-
-async function stopChild(child: ChildProcess, exited: Promise<unknown>, graceMs: number): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-  child.kill('SIGTERM');
-  const timer = new Promise<'timeout'>((res) => setTimeout(() => res('timeout'), graceMs).unref());
-  if ((await Promise.race([exited, timer])) === 'timeout') {
-    child.kill('SIGKILL');
-    await exited;
-  }
 }
 
 async function removeDir(dir: string): Promise<void> {

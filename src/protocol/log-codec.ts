@@ -9,7 +9,7 @@
 //   bytes ─decode─▶ protobufjs message ─▶ wire.ts object (uint64 as number, absent → default)
 //
 // The bytes on the wire are the same, and each side's objects have the shapes proto-loader gives
-// them with grpc.ts's options (test/protocol/log-codec.test.ts holds the two codecs side by side).
+// them with transport/grpc.ts's options (test/protocol/log-codec.test.ts holds the two codecs side by side).
 import protobuf from 'protobufjs';
 import type * as w from './wire.js';
 

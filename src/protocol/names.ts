@@ -40,6 +40,8 @@ export const referenceMetricNames = {
   controllerTableUpdatesHeldTotal: 'limbo_controller_table_updates_held_total',
   ingressTableVersion: 'limbo_ingress_table_version',
   ingressStaleTablesTotal: 'limbo_ingress_stale_tables_total',
+  ingressResponseWriteWaitsTotal: 'limbo_ingress_response_write_waits_total',
+  ingressResponsesWaitingForClient: 'limbo_ingress_responses_waiting_for_client',
   processorLeadershipStepFailuresTotal: 'limbo_processor_leadership_step_failures_total',
   faultHookActive: 'limbo_fault_hook_active',
   faultHookHitsTotal: 'limbo_fault_hook_hits_total',

@@ -1,5 +1,5 @@
 // TypeScript shapes of the messages in limbo.proto, as @grpc/proto-loader decodes them
-// with the options in grpc.ts (camelCase fields, uint64 as number, enums as strings,
+// with the options in transport/grpc.ts (camelCase fields, uint64 as number, enums as strings,
 // bytes as Buffer, defaults filled, the name of the set oneof field in `result`/`kind`).
 // Keep this file and limbo.proto in step: it imports nothing.
 

@@ -8,7 +8,7 @@
 // toxics (slow_close, latency) like data; when it reaches the far side the whole
 // connection closes (Toxiproxy has no half-close).
 import type net from 'node:net';
-import { END, type QueueLimits } from './chunk-queue.js';
+import { END, Interrupt, type QueueLimits } from './chunk-queue.js';
 import { Link } from './link.js';
 import type { Direction, ToxicConfig } from './toxic.js';
 import type { Logger } from '../telemetry/logger.js';
@@ -29,7 +29,7 @@ const closeFlushMs = 2000;
 export class Connection {
   readonly upstreamLink: Link;
   readonly downstreamLink: Link;
-  private readonly abort = new AbortController();
+  private readonly abort = new Interrupt();
   private closed = false;
 
   constructor(
@@ -111,7 +111,7 @@ export class Connection {
       link.input.push({ data, timestampMs: performance.now() });
       if (link.input.isFull && !socket.isPaused()) {
         socket.pause();
-        void link.input.waitForSpace(this.abort.signal).then(() => {
+        void link.input.waitForSpace(this.abort).then(() => {
           if (!this.closed) socket.resume();
         });
       }
@@ -121,7 +121,7 @@ export class Connection {
 
   /** Link output → socket, respecting the socket's backpressure; an end closes everything. */
   private async drain(link: Link, socket: net.Socket): Promise<void> {
-    const signal = this.abort.signal;
+    const signal = this.abort;
     for (;;) {
       const item = await link.output.receive(signal);
       if (item === undefined || item === 'timeout') return;
@@ -133,12 +133,12 @@ export class Connection {
           const done = (): void => {
             socket.off('drain', done);
             socket.off('close', done);
-            signal.removeEventListener('abort', done);
+            signal.off(done);
             resolve();
           };
           socket.on('drain', done);
           socket.on('close', done);
-          signal.addEventListener('abort', done, { once: true });
+          signal.on(done);
         });
       }
     }

@@ -161,7 +161,7 @@ export class ProxyCollection {
   async stopAll(): Promise<void> {
     const all = this.all();
     this.proxies.clear();
-    await Promise.all(all.map((p) => p.stop()));
+    await Promise.all(all.map((p) => p.stop({ drained: true })));
   }
 
   findToxic(proxy: Proxy, name: string): ToxicConfig {

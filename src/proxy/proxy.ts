@@ -18,7 +18,12 @@ export interface ProxyHooks {
   onSent(proxy: Proxy, direction: Direction, bytes: number): void;
   /** Connections opened and closed, toxics applied (GET /events, the connection counters). */
   onEvent(proxy: Proxy, event: ProxyEventInput): void;
+  /** How long a toxic change may take on one connection before it is reset instead. */
+  rewireBoundMs?: number;
 }
+
+/** Rewiring takes a few microtasks per connection; two seconds means it never will finish. */
+const defaultRewireBoundMs = 2000;
 
 export interface ProxyJson {
   name: string;
@@ -59,6 +64,8 @@ export class Proxy {
   private readonly connections = new Set<Connection>();
   /** Sockets accepted and still dialling upstream. */
   private readonly pending = new Set<net.Socket>();
+  /** Listeners stopped whose connections are still closing. */
+  private readonly draining = new Set<Promise<void>>();
   private connectionIds = 0;
 
   constructor(
@@ -101,15 +108,29 @@ export class Proxy {
     this.enabled = true;
   }
 
-  /** Stops listening and closes every connection. */
-  async stop(): Promise<void> {
+  /**
+   * Stops listening and closes every connection. The port is free when this answers, and
+   * every connection is closing (its sockets flush for at most 2 s, then are destroyed), as
+   * Toxiproxy's Stop closes them without waiting: a disable or delete that waited for each
+   * client to take its FIN would hold the server's lock, and so every other call, for as long
+   * as the slowest client on a busy event loop. `drained` waits for every socket to be gone
+   * too (the server's own stop).
+   */
+  async stop(options: { drained?: boolean } = {}): Promise<void> {
     this.enabled = false;
     const server = this.server;
     this.server = undefined;
     for (const socket of this.pending) socket.destroy();
     this.pending.clear();
     for (const c of [...this.connections]) c.close('close');
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (server) {
+      // close() closes the listening socket at once; its callback waits for the connections.
+      const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+      this.draining.add(drained);
+      void drained.then(() => this.draining.delete(drained));
+    }
+    // An earlier disable's connections may still be flushing, too.
+    if (options.drained) await Promise.all([...this.draining]);
   }
 
   private toxicEvent(type: 'toxic_added' | 'toxic_updated' | 'toxic_removed', t: ToxicConfig): void {
@@ -119,19 +140,49 @@ export class Proxy {
   async addToxic(config: ToxicConfig): Promise<void> {
     this.toxics.push(config);
     this.toxicEvent('toxic_added', config);
-    await Promise.all([...this.connections].map((c) => c.link(config.stream).addToxic(config)));
+    await this.rewireEach('add', (c) => c.link(config.stream).addToxic(config));
   }
 
   async updateToxic(config: ToxicConfig): Promise<void> {
     this.toxicEvent('toxic_updated', config);
-    await Promise.all([...this.connections].map((c) => c.link(config.stream).updateToxic(config)));
+    await this.rewireEach('update', (c) => c.link(config.stream).updateToxic(config));
   }
 
   async removeToxic(config: ToxicConfig): Promise<void> {
     const i = this.toxics.indexOf(config);
     if (i >= 0) this.toxics.splice(i, 1);
     this.toxicEvent('toxic_removed', config);
-    await Promise.all([...this.connections].map((c) => c.link(config.stream).removeToxic(config)));
+    await this.rewireEach('remove', (c) => c.link(config.stream).removeToxic(config));
+  }
+
+  /**
+   * Applies a toxic change to every live connection. Every API mutation holds the server's
+   * lock while it runs, so one connection whose rewiring never finished would wedge the whole
+   * control plane (Toxiproxy's API hanging while a toxic is removed under load). A connection
+   * not rewired within the bound is reset instead, and the call answers.
+   */
+  private async rewireEach(what: string, op: (c: Connection) => Promise<void>): Promise<void> {
+    const boundMs = this.hooks.rewireBoundMs ?? defaultRewireBoundMs;
+    await Promise.all(
+      [...this.connections].map(async (c) => {
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<'late'>((resolve) => {
+          timer = setTimeout(() => resolve('late'), boundMs);
+        });
+        try {
+          if ((await Promise.race([op(c), late])) === 'late') {
+            this.hooks.logger.warn('toxic change not applied in time: connection reset', {
+              proxy: this.name,
+              what,
+              boundMs,
+            });
+            c.close('reset');
+          }
+        } finally {
+          clearTimeout(timer);
+        }
+      }),
+    );
   }
 
   async removeAllToxics(): Promise<void> {

@@ -114,14 +114,37 @@ export function invocationAnchor(opId: number): string {
   return `inv-${opId}`;
 }
 
-/** The panel; '' when the run has no diagnosis (a passing run, or no op named). */
+/**
+ * The panel; '' when the run has no diagnosis (a passing run, or no check that failed named an
+ * op or the moment of what it saw). Findings that name no op come first, then the op groups.
+ */
 export function whySection(
   diagnosis: Diagnosis | undefined,
   examples: readonly WhyExample[],
   anchors: ReadonlyMap<string, string>,
   runHasSpans: boolean,
 ): string {
-  if (diagnosis === undefined || diagnosis.groups.length === 0) return '';
+  if (diagnosis === undefined) return '';
+  const findings = diagnosis.findings ?? [];
+  const findingsHtml =
+    findings.length === 0
+      ? ''
+      : `<ul class="why-findings">
+${findings
+  .slice(0, MAX_GROUPS)
+  .map(
+    (f) =>
+      `<li class="why-finding" data-check="${h(f.check)}"><p class="why-sentence">${h(f.sentence)}</p></li>`,
+  )
+  .join('\n')}
+</ul>`;
+  if (diagnosis.groups.length === 0)
+    return findingsHtml === ''
+      ? ''
+      : `<section id="why" class="why">
+<h2>Why it failed</h2>
+${findingsHtml}
+</section>`;
   const shown = diagnosis.groups.slice(0, MAX_GROUPS);
   const rest = diagnosis.groups.slice(MAX_GROUPS);
   const untraced = diagnosis.traced
@@ -134,6 +157,7 @@ export function whySection(
   const items = shown.map((g, i) => groupItem(g, i, examples[i], anchors, runHasSpans));
   return `<section id="why" class="why">
 <h2>Why it failed</h2>
+${findingsHtml}
 <p class="why-summary">${diagnosis.badOps} bad op(s) in ${diagnosis.groups.length} group(s) by where they stopped, largest first.${h(untraced)}</p>
 <ol class="why-groups">
 ${items.join('\n')}

@@ -71,5 +71,31 @@ ul.why-fault-list { margin: 0; padding: 0; list-style: none; display: flex; flex
 p.lead-words { font-size: 12px; color: var(--muted); margin: 2px 0 0; }
 p.why-example { margin: 6px 0 2px; }
 pre.why-trace { margin: 2px 0 0; padding: 3px 8px; display: inline-block; }
+section.fault-space, section.coverage { margin: 0; }
+.fs-scroll { overflow-x: auto; }
+table.fault-space-grid { width: auto; min-width: 50%; }
+table.fault-space-grid th.fs-group { text-align: center; font-weight: 500; color: var(--muted); }
+table.fault-space-grid th.fs-subject-name { background: #f7f7f7; white-space: nowrap; }
+td.fs-cell { min-width: 110px; font-size: 12.5px; }
+td.fs-met, .fs-key.fs-met { background: #e8f5e9; }
+td.fs-unmet, .fs-key.fs-unmet { background: #fff8e1; }
+td.fs-never, .fs-key.fs-never { background: repeating-linear-gradient(45deg, #fdecea 0 6px, #f8c9c4 6px 12px); }
+td.fs-never { color: var(--fail); font-weight: 600; text-align: center; vertical-align: middle; }
+td.fs-na { background: #fafafa; }
+.fs-windows { font-weight: 600; }
+ul.fs-phases { margin: 2px 0 0; padding-left: 1.1em; }
+.fs-idle { color: #8a4b00; }
+.fs-key { display: inline-block; width: 12px; height: 12px; border: 1px solid var(--line); vertical-align: -1px; margin-right: 2px; }
+table.coverage-files { width: auto; min-width: 60%; }
+table.coverage-files tfoot th { text-align: left; }
+table.coverage-files tfoot td { font-weight: 600; background: #f7f7f7; }
+td.cov-cell { white-space: nowrap; font-variant-numeric: tabular-nums; }
+.cov-bar { display: inline-block; width: 90px; height: 9px; background: #eee; border: 1px solid #ccc; vertical-align: middle; margin-right: 6px; }
+.cov-bar > span { display: block; height: 100%; }
+.cov-bar.cov-high > span { background: var(--pass); } .cov-bar.cov-mid > span { background: var(--inconclusive); } .cov-bar.cov-low > span { background: var(--fail); }
+.cov-count { display: inline-block; min-width: 70px; text-align: right; }
+table.coverage-unreached td { font-size: 12.5px; padding: 2px 6px; }
+tr.unreached.error-path td:first-child { border-left: 4px solid var(--fail); }
+.badge.error-path { background: var(--fail); }
 footer { margin-top: 32px; font-size: 12px; color: var(--muted); }
 `;

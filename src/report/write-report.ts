@@ -7,9 +7,14 @@ import { runFiles, writeRunFiles } from '../run-data/files.js';
 import type { RunData } from '../run-data/run-data.js';
 import type { VerdictFile } from '../run-data/verdict.js';
 import { toJUnitXml } from './junit.js';
-import { writeReportHtml } from './write-report-html.js';
+import { writeReportHtml, type ReportHtmlOptions } from './write-report-html.js';
 
-export function writeReport(runDir: string, run: RunData, verdict: VerdictFile): void {
+export function writeReport(
+  runDir: string,
+  run: RunData,
+  verdict: VerdictFile,
+  html: ReportHtmlOptions = {},
+): void {
   writeRunFiles(runDir, run, verdict);
   writeFileSync(
     join(runDir, runFiles.junit),
@@ -25,7 +30,8 @@ export function writeReport(runDir: string, run: RunData, verdict: VerdictFile):
       },
     ]),
   );
-  writeReportHtml(runDir, run, verdict);
+  writeReportHtml(runDir, run, verdict, html);
 }
 
+export { writeReportHtml, type ReportHtmlOptions } from './write-report-html.js';
 export { buildVerdict, summarizeOps, type VerdictFile } from '../run-data/verdict.js';

@@ -12,14 +12,22 @@ import type { RunSpan } from './spans.js';
 export { spanRunMs, type OpenSpanMark, type RunSpan } from './spans.js';
 
 /** What a client op does (docs/architecture.md#ingress). */
-export type OpKind = 'call' | 'send' | 'counterAdd' | 'counterGet' | 'idempotentRetry';
+/** `attach` is only the runner's final attach to an acknowledged invocation (request.final). */
+export type OpKind = 'call' | 'send' | 'counterAdd' | 'counterGet' | 'idempotentRetry' | 'attach';
 
 /** Jepsen's op types: every op is an invoke followed by exactly one ok | fail | info. */
 export type OpType = 'invoke' | 'ok' | 'fail' | 'info';
 
 /** Error codes a client records on fail / info, so checkers can branch on them. */
 export type OpErrorCode =
-  'client_timeout' | 'connection_error' | 'http_status' | 'deadline_exceeded' | 'bad_response' | 'aborted';
+  | 'client_timeout'
+  | 'connection_error'
+  | 'http_status'
+  | 'deadline_exceeded'
+  | 'bad_response'
+  | 'aborted'
+  /** A declared target's client adapter said the op failed or may not have taken effect. */
+  | 'target_error';
 
 export interface OpRequest {
   method: string;
@@ -30,7 +38,10 @@ export interface OpRequest {
   counterKey?: string;
   /** Counter delta for counterAdd. */
   delta?: number;
-  /** Set on the runner's final reads of every counter after convergence. */
+  /**
+   * Set on the runner's final reads after convergence: of every counter, and the attach to
+   * each acknowledged invocation.
+   */
   final?: boolean;
 }
 

@@ -9,7 +9,23 @@ export interface Evidence {
   invocationIds?: string[];
   traceIds?: string[];
   series?: SeriesSample[];
+  /**
+   * When (and where) the check saw what it judged, for findings that name no op — a gauge
+   * that never drained, a resend storm, a stop that outlived its grace period: the diagnosis
+   * reads the faults and leadership of these moments.
+   */
+  moments?: EvidenceMoment[];
   details: Record<string, unknown>;
+}
+
+/** A stretch of the run a check's finding is about, in run ms, with what happened in it. */
+export interface EvidenceMoment {
+  fromMs: number;
+  toMs: number;
+  /** What the check saw then, in a few words ("pending requests rose to 3 and stayed"). */
+  what: string;
+  service?: string;
+  partition?: number;
 }
 
 export interface CheckResult {
@@ -17,7 +33,10 @@ export interface CheckResult {
   verdict: Verdict;
   summary: string;
   evidence: Evidence;
-  /** Set when the check could not be made on this target (its signals are missing): why. */
+  /**
+   * Set when the check was not made, with why: its signals are missing on this target, or its
+   * premise is not met by the run (`not applicable: …`). Skipped checks count for nothing.
+   */
   skipped?: string;
 }
 
@@ -67,6 +86,26 @@ export interface Diagnosis {
   groups: DiagnosisGroup[];
   /** The first of the diagnosed ops, one by one (bounded). */
   ops: OpDiagnosis[];
+  /** Failed checks whose finding names no op, each read at the moments its evidence gives. */
+  findings?: CheckFinding[];
+}
+
+/**
+ * A failed check's finding that names no op (a metric or a process misbehaved), read against
+ * the fault windows and the leadership at the moment the check's evidence points at.
+ */
+export interface CheckFinding {
+  check: string;
+  what: string;
+  fromMs: number;
+  toMs: number;
+  service?: string;
+  partition?: number;
+  /** The faults overlapping the moment, else the last one healed before it. */
+  faults: DiagnosisFault[];
+  /** The partition's leadership over the moment: the moment's partition, else those its service led. */
+  leadership: { partition: number; stretches: LeadershipStretch[] }[];
+  sentence: string;
 }
 
 /** What went wrong with an op, the worst of what the failed checks said of it. */
@@ -187,7 +226,8 @@ export function buildVerdict(
     ...(run.prometheus?.url !== undefined && run.prometheus.dataDir !== undefined
       ? { prometheus: { url: run.prometheus.url, dataDir: run.prometheus.dataDir } }
       : {}),
-    ...(meta.diagnosis !== undefined && meta.diagnosis.groups.length > 0
+    ...(meta.diagnosis !== undefined &&
+    (meta.diagnosis.groups.length > 0 || (meta.diagnosis.findings?.length ?? 0) > 0)
       ? { diagnosis: meta.diagnosis }
       : {}),
   };

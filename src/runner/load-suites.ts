@@ -1,12 +1,12 @@
 // Loads suite files (TypeScript modules, default export a defineSuite(...)) in this thread
-// (util/load-ts.ts: esbuild, packages such as `limbo` imported as the runner's own), and seed
+// (launch/load-ts.ts: esbuild, packages such as `limbo` imported as the runner's own), and seed
 // files (`*.json` from `limbo explore`), from files or folders (every *.ts and *.json inside,
 // sorted). Anything wrong is a UsageError naming the file.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { isSeedFileName, loadSeedFile, type SeedFile } from './seed-file.js';
 import { UsageError, messageOf } from '../util/errors.js';
-import { importTypeScript } from '../util/load-ts.js';
+import { importTypeScript } from '../launch/load-ts.js';
 import { isSuite, type Suite } from './suite.js';
 
 export interface LoadedSuite {

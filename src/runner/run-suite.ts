@@ -14,6 +14,7 @@ import { serviceLevels } from '../checkers/service-levels.js';
 import { runCheckersOn, result, type CheckResult, type Checker } from '../checkers/checker.js';
 import { startSchedule, type ActiveFault, type RunningSchedule } from '../faults/schedule.js';
 import { proxyCountersOf, type ProxyCounterReader, type ProxyCounters } from '../faults/evidence.js';
+import { recordTraffic, type RecentTraffic } from '../faults/recent-traffic.js';
 import { scrape } from '../telemetry/prom-text.js';
 import { eachObserver, type Observer } from '../observe/observer.js';
 import type { StartedPrometheus } from '../observe/prometheus-server.js';
@@ -23,8 +24,8 @@ import {
   type StartedRunPrometheus,
 } from '../observe/run-prometheus.js';
 import { keepLimboMetrics, metricsObserver, startScraper } from '../observe/scraper.js';
-import { writeReport } from '../report/write-report.js';
-import { afterClosePhase, capYoungGeneration, collectGarbage, limitRunnerHeapGrowth } from '../util/gc.js';
+import { writeReport, writeReportHtml } from '../report/write-report.js';
+import { afterClosePhase, capYoungGeneration, collectGarbage, limitRunnerHeapGrowth } from '../launch/gc.js';
 import { runFiles } from '../run-data/files.js';
 import type { HistoryOp, RunData } from '../run-data/run-data.js';
 import { createRunDir, pointLatest } from '../run-data/run-dir.js';
@@ -122,6 +123,7 @@ interface RunContext {
   readonly observers: Observer[];
   /** The proxies' counters as the warm-up began (undefined: they could not be read). */
   trafficBaseline?: ProxyCounters;
+  recentTraffic?: RecentTraffic;
   enter(p: Phase): void;
   setActive(list: readonly ActiveFault[]): void;
 }
@@ -131,7 +133,7 @@ let runsUnderWay = 0;
 
 export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<SuiteRunResult> {
   // The previous runs' data is garbage now: one full collection before this run starts keeps
-  // the heap from growing run after run (util/gc.ts). Never while another run of this process
+  // the heap from growing run after run (launch/gc.ts). Never while another run of this process
   // is under way: the pause would stall its clients and its embedded Toxiproxy. It waits for
   // the loop's close phase first: the servers the run before closed a moment ago hold all of
   // that run until then (a finished leader-down run: 51 MiB of heap kept at once, 19 after).
@@ -182,6 +184,7 @@ async function runOneSuite(suite: Suite, options: RunSuiteOptions): Promise<Suit
   // see run-prometheus.ts); it learns the targets once the testbed is up.
   let bed: StartedTestbed | undefined;
   const prometheus = startPrometheusEarly(options, runDir, () => bed, cleanup);
+  let written: VerdictFile | undefined;
   try {
     const testbed = await startTestbed({
       target: options.target,
@@ -222,7 +225,7 @@ async function runOneSuite(suite: Suite, options: RunSuiteOptions): Promise<Suit
     await converge(ctx, workload, schedule);
     const checks = await check(ctx);
     const verdict = await report(ctx, checks);
-    saveFaultSpace(ctx);
+    written = verdict;
     ctx.enter('done');
     return { runDir, verdict, run };
   } finally {
@@ -230,8 +233,13 @@ async function runOneSuite(suite: Suite, options: RunSuiteOptions): Promise<Suit
     await prometheus?.catch(() => undefined); // its stop is in the cleanup once it has started
     await cleanup.runAll();
     await history.close();
-    // After the cleanup: every process has exited and written its last counts.
-    if (options.coverage === true) await saveCoverage(runDir, log);
+    // After the cleanup: every process has exited and written its last counts. report.html
+    // is written again with them (its Code coverage panel), or with why there are none.
+    if (options.coverage === true) {
+      const missing = await saveCoverage(runDir, log);
+      if (written !== undefined)
+        writeReportHtml(runDir, run, written, missing !== undefined ? { coverageMissing: missing } : {});
+    }
   }
 }
 
@@ -244,16 +252,20 @@ function saveFaultSpace(ctx: RunContext): void {
   }
 }
 
-async function saveCoverage(runDir: string, log: (line: string) => void): Promise<void> {
+/** Converts the run's raw coverage into coverage.json; when none is written, why (for report.html). */
+async function saveCoverage(runDir: string, log: (line: string) => void): Promise<string | undefined> {
   try {
     const files = await convertRunCoverage(runDir);
-    log(
-      files > 0
-        ? `coverage: ${files} source files in ${join(runDir, runFiles.coverage)}`
-        : 'coverage: none (no limbo process of this target ran)',
-    );
+    if (files > 0) {
+      log(`coverage: ${files} source files in ${join(runDir, runFiles.coverage)}`);
+      return undefined;
+    }
+    log('coverage: none (no limbo process of this target ran)');
+    return 'This run was made with --coverage, but no limbo process of its target ran, so there was nothing to measure.';
   } catch (err) {
-    log(`coverage: not saved: ${err instanceof Error ? err.message : String(err)}`);
+    const message = err instanceof Error ? err.message : String(err);
+    log(`coverage: not saved: ${message}`);
+    return `This run was made with --coverage, but its coverage could not be saved: ${message}.`;
   }
 }
 
@@ -318,10 +330,15 @@ async function warmUp(ctx: RunContext): Promise<StartedWorkload> {
   run.phases.warmupStartMs = ctx.clock.nowMs();
   // Which links carry the workload's traffic shows from here on (linkInto prefers those).
   ctx.trafficBaseline = await proxyCounterReader(testbed.target.toxiproxyUrl)().catch(() => undefined);
+  // ... and which carry it at the moment a fault goes in (the last few seconds, kept as it goes).
+  const recent = recordTraffic(proxyCounterReader(testbed.target.toxiproxyUrl));
+  ctx.recentTraffic = recent;
+  ctx.cleanup.add('recent traffic', () => Promise.resolve(recent.stop()));
   const workload = startWorkload({
     ...suite.workload,
     ...targetWorkloadLimits(suite.workload.maxRatePerSec, testbed.profile.workloadLimits.maxRatePerSec),
     api: testbed.profile.clientApi,
+    ...(testbed.profile.clientAdapter !== undefined ? { adapter: testbed.profile.clientAdapter } : {}),
     baseUrls: testbed.target.ingressUrls,
     random: ctx.random.fork('workload'),
     history: ctx.history,
@@ -351,6 +368,7 @@ async function chaos(ctx: RunContext): Promise<ChaosRun> {
       random: ctx.random.fork('faults'),
       proxyCounters: proxyCounterReader(testbed.target.toxiproxyUrl),
       ...(ctx.trafficBaseline !== undefined ? { trafficBaseline: ctx.trafficBaseline } : {}),
+      ...(ctx.recentTraffic !== undefined ? { recentTraffic: ctx.recentTraffic } : {}),
     },
     ctx.clock,
     {
@@ -447,7 +465,19 @@ async function report(ctx: RunContext, checks: CheckResult[]): Promise<VerdictFi
     runErrors: ctx.runErrors,
     ...(diagnosis !== undefined ? { diagnosis } : {}),
   });
-  writeReport(ctx.runDir, ctx.run, verdict);
+  // Before the report, which draws it; after the testbed's stop, which brings in the last spans.
+  saveFaultSpace(ctx);
+  writeReport(
+    ctx.runDir,
+    ctx.run,
+    verdict,
+    ctx.options.coverage === true
+      ? {
+          coverageMissing:
+            'This run was made with --coverage: its coverage is merged once its processes have stopped, and this report is written again then.',
+        }
+      : {},
+  );
   pointLatest(ctx.options.outRoot, ctx.runDir);
   return verdict;
 }

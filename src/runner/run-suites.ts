@@ -6,7 +6,7 @@
 //   suites ─▶ for each: skip? ─▶ runSuite (own cleanup + signal handlers) ─▶ VerdictFile
 //                                └─▶ documentedVerdict(suite, target) ─▶ undocumentedVerdicts
 import { createCleanup } from '../runtime/cleanup.js';
-import type { VerdictFile } from '../run-data/verdict.js';
+import { combineVerdicts, type Verdict, type VerdictFile } from '../run-data/verdict.js';
 import { bugsOfTarget } from '../targets/registry.js';
 import type { Target } from '../targets/target.js';
 import { messageOf, UsageError } from '../util/errors.js';
@@ -20,8 +20,18 @@ export type DocumentedVerdict = 'pass' | 'fail' | 'either' | 'skipped';
 /** The check a suite skipped on a target reports (suite.skipOn / onlyOn). */
 export const SKIPPED_CHECK = 'targetSupported';
 
-const wasSkipped = (v: VerdictFile): boolean =>
+/** A suite the target could not run (skipOn / onlyOn, or a link or hook it lacks): nothing was tested. */
+export const wasSkipped = (v: VerdictFile): boolean =>
   v.checks.some((c) => c.name === SKIPPED_CHECK && c.skipped !== undefined);
+
+/**
+ * The verdict of a set of runs: of the suites that ran (a suite the target could not run
+ * tested nothing, and neither passes nor spoils the rest); inconclusive when none ran.
+ */
+export function verdictOfRuns(verdicts: readonly VerdictFile[]): Verdict {
+  const ran = verdicts.filter((v) => !wasSkipped(v));
+  return ran.length === 0 ? 'inconclusive' : combineVerdicts(ran.map((v) => v.verdict));
+}
 
 /** The verdicts that differ from what their suite documents for the target (in run order). */
 export function undocumentedVerdicts(

@@ -4,6 +4,7 @@
 export interface Cleanup {
   /** Registers an undo; returns a function that unregisters it (after a normal stop). */
   add(label: string, undo: () => Promise<void>): () => void;
+  /** Kills `pid` with SIGKILL at the end of the cleanup (or at once, if it has begun) unless forgotten. */
   trackPid(pid: number): () => void;
   runAll(): Promise<void>;
   /** Ctrl-C / SIGTERM: clean up, then exit 130 / 143. Returns the uninstaller. */
@@ -35,6 +36,16 @@ export function createCleanup(options: { stepTimeoutMs?: number } = {}): Cleanup
       };
     },
     trackPid(pid) {
+      // Once the cleanup has begun nothing new may outlive it: a process that spawned meanwhile
+      // (a start-up still under way when Ctrl-C came) is ended at once.
+      if (running !== undefined) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+        return () => undefined;
+      }
       pids.add(pid);
       return () => pids.delete(pid);
     },

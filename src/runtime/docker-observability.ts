@@ -9,10 +9,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileSdGroups, prometheusConfig, type PrometheusTarget } from '../observe/prometheus-server.js';
-import type { ReadyInfo } from '../util/ready.js';
+import type { ReadyInfo } from '../launch/ready.js';
 import { dockerClient, imageExists } from './docker-engine.js';
 import { dockerImages } from './docker-images.js';
-import { freePort, freePorts } from '../util/free-ports.js';
+import { freePort, freePorts } from '../launch/free-ports.js';
 import { startContainer, type StartedContainer } from './docker.js';
 
 export interface ObservabilityOptions {

@@ -5,8 +5,8 @@
 //
 //   image present? ─yes─▶ toxiproxy-server -host 127.0.0.1 -port <free port> (ready: its start log line)
 //                  └no──▶ limbo proxy --port 0                           (ready: the limbo-ready line)
-import { freePort } from '../util/free-ports.js';
-import type { ReadyInfo } from '../util/ready.js';
+import { freePort } from '../launch/free-ports.js';
+import type { ReadyInfo } from '../launch/ready.js';
 import { dockerClient, imageExists } from './docker-engine.js';
 import { dockerImages } from './docker-images.js';
 import { startContainer, type ContainerOptions, type StartedContainer } from './docker.js';

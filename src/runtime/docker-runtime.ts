@@ -20,7 +20,7 @@ import { startProxyContainer } from './docker-proxy.js';
 import { UsageError } from '../util/errors.js';
 import type { RuntimeService, ServiceRuntime, ServiceSpec } from './service-runtime.js';
 import type { ServiceRole } from '../protocol/names.js';
-import type { ReadyInfo } from '../util/ready.js';
+import type { ReadyInfo } from '../launch/ready.js';
 
 /** Where a service keeps its data inside its container (the image's /tmp is writable by `node`). */
 export const CONTAINER_DATA_ROOT = '/tmp/limbo-data';
@@ -114,6 +114,8 @@ export interface ContainerServiceSpec {
   beforeStart?: () => void;
   /** After each incarnation is ready; if it throws, that incarnation is killed and start() rejects. */
   onReady?: (ready: ReadyInfo) => Promise<void>;
+  /** How long a stop waits after SIGTERM before SIGKILL (default STOP_GRACE_MS). */
+  stopGraceMs?: number;
 }
 
 /**
@@ -131,7 +133,7 @@ export function containerService(spec: ContainerServiceSpec, cleanup: Cleanup): 
     spec.beforeStart?.();
     let c = container;
     if (c === undefined) c = container = await spec.create();
-    else await c.restart(STOP_GRACE_MS);
+    else await c.restart(spec.stopGraceMs ?? STOP_GRACE_MS);
     try {
       await spec.onReady?.(c.ready);
     } catch (err) {
@@ -147,7 +149,7 @@ export function containerService(spec: ContainerServiceSpec, cleanup: Cleanup): 
   const stop = async (): Promise<void> => {
     const c = container;
     container = undefined;
-    await c?.stop(STOP_GRACE_MS);
+    await c?.stop(spec.stopGraceMs ?? STOP_GRACE_MS);
   };
   cleanup.add(`container ${spec.name}`, stop);
 

@@ -5,17 +5,17 @@
 // plus restart: the same container again (same arguments, same filesystem).
 //
 //   startContainer ─▶ GenericContainer (host network, labels run/owner/service) ─▶ start
-//        log stream (per incarnation) ─▶ runDir/logs/<name>.log + tail + ready line
+//        log stream (per incarnation) ─▶ OutputTail (runDir/logs/<name>.log + tail) + ready line
 //        readiness: Wait.forLogMessage(/limbo-ready /), then the parsed ready line
 //        exit: the log stream ends and the engine says the container is not running
 //   reaper (docker-reaper.ts) ─▶ removes this process's containers if it dies
 // Like a child process, a running container keeps this process alive until it is stopped.
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
+import { OutputTail } from '../launch/child-launcher.js';
 import { LimboError, messageOf } from '../util/errors.js';
-import { parseReadyLine, READY_PREFIX, type ReadyInfo } from '../util/ready.js';
+import { parseReadyLine, READY_PREFIX, type ReadyInfo } from '../launch/ready.js';
 import {
   bounded,
   dockerClient,
@@ -138,50 +138,99 @@ interface Incarnation {
   running: boolean;
 }
 
+type Testcontainers = Awaited<ReturnType<typeof loadTestcontainers>>;
+type ContainerBuilder = InstanceType<Testcontainers['GenericContainer']>;
+
 export async function startContainer(options: ContainerOptions): Promise<StartedContainer> {
-  const readyTimeoutMs = options.readyTimeoutMs ?? 30_000;
-  const apiTimeoutMs = options.apiTimeoutMs ?? 30_000;
-  const matchReady = options.matchReady ?? parseReadyLine;
-  const readyLog = options.readyLog ?? READY_REGEXP;
-  const runId = options.runId ?? processRunId();
-  const containerName = `limbo-${runId}-${options.name}`.replace(/[^a-zA-Z0-9_.-]/g, '-');
+  const container = new RunningContainer(options, await loadTestcontainers(), await dockerClient());
+  await container.startFirst();
+  return container;
+}
 
-  const tc = await loadTestcontainers();
-  const client = await dockerClient();
-  const reaper = ensureReaper();
+/**
+ * One container across its incarnations, as named steps over its state: `startFirst` builds
+ * it (`build`) and waits for it (`readyOf`), `follow` reads an incarnation's log stream to its
+ * end, and `restart`, `stop` (with `stopIncarnation`, `removeQuietly`), `kill`, `pause` and
+ * `resume` act on it through the engine, each call bounded.
+ */
+class RunningContainer implements StartedContainer {
+  readonly name: string;
+  readonly containerName: string;
+  readonly #options: ContainerOptions;
+  readonly #readyTimeoutMs: number;
+  readonly #apiTimeoutMs: number;
+  readonly #matchReady: (line: string) => ReadyInfo | undefined;
+  readonly #readyLog: RegExp;
+  readonly #runId: string;
+  readonly #tc: Testcontainers;
+  readonly #client: DockerClient;
+  readonly #output: OutputTail;
+  /** By name until the engine tells the id (the log stream starts before start() returns). */
+  #dockerContainer: Container;
+  #current: Incarnation | undefined;
+  #paused = false;
+  #removing = false;
+  #ready: ReadyInfo | undefined;
 
-  mkdirSync(join(options.runDir, 'logs'), { recursive: true });
-  const log: WriteStream = createWriteStream(join(options.runDir, 'logs', `${options.name}.log`), {
-    flags: 'a',
-  });
-  const lines: string[] = [];
-  const remember = (line: string): void => {
-    lines.push(line);
-    if (lines.length > TAIL_LINES) lines.shift();
-    log.write(line + '\n');
-  };
-  const tail = (n = 40): string => lines.slice(-n).join('\n');
+  constructor(options: ContainerOptions, tc: Testcontainers, client: DockerClient) {
+    this.#options = options;
+    this.name = options.name;
+    this.#readyTimeoutMs = options.readyTimeoutMs ?? 30_000;
+    this.#apiTimeoutMs = options.apiTimeoutMs ?? 30_000;
+    this.#matchReady = options.matchReady ?? parseReadyLine;
+    this.#readyLog = options.readyLog ?? READY_REGEXP;
+    this.#runId = options.runId ?? processRunId();
+    this.containerName = `limbo-${this.#runId}-${options.name}`.replace(/[^a-zA-Z0-9_.-]/g, '-');
+    this.#tc = tc;
+    this.#client = client;
+    this.#output = new OutputTail(TAIL_LINES, join(options.runDir, 'logs', `${options.name}.log`));
+    this.#dockerContainer = client.container.dockerode.getContainer(this.containerName);
+  }
 
-  // By name until the engine tells the id (the log stream starts before start() returns).
-  let dockerContainer: Container = client.container.dockerode.getContainer(containerName);
-  let current: Incarnation | undefined;
-  let paused = false;
-  let removing = false;
+  get id(): string {
+    return this.#dockerContainer.id;
+  }
 
-  const inspectState = async (): Promise<{ running: boolean; exitCode: number } | undefined> => {
+  get ready(): ReadyInfo {
+    return this.#ready!;
+  }
+
+  get exited(): Promise<number | string> {
+    return this.#current!.exited;
+  }
+
+  isRunning(): boolean {
+    return this.#current?.running ?? false;
+  }
+
+  isPaused(): boolean {
+    return this.#paused;
+  }
+
+  tail(n = 40): string {
+    return this.#output.tail(n);
+  }
+
+  async #inspectState(): Promise<{ running: boolean; exitCode: number } | undefined> {
     try {
-      const info = await bounded(dockerContainer.inspect(), apiTimeoutMs, `inspecting ${containerName}`);
+      const info = await bounded(
+        this.#dockerContainer.inspect(),
+        this.#apiTimeoutMs,
+        `inspecting ${this.containerName}`,
+      );
       return { running: info.State.Running, exitCode: info.State.ExitCode };
     } catch (err) {
       if ((err as { statusCode?: number }).statusCode === 404) return undefined;
       throw err;
     }
-  };
+  }
 
-  // One incarnation: from a start of the container to its exit. Lines come from a followed
-  // log stream; its end means the container stopped, unless the engine says it still runs
-  // (a dropped stream), in which case we follow again from now (bounded).
-  const follow = (firstStream: Readable): Incarnation => {
+  /**
+   * One incarnation: from a start of the container to its exit. Lines come from a followed
+   * log stream; its end means the container stopped, unless the engine says it still runs
+   * (a dropped stream), in which case we follow again from now (bounded).
+   */
+  #follow(firstStream: Readable): Incarnation {
     let resolveExited!: (code: number | string) => void;
     let resolveReady!: (info: ReadyInfo) => void;
     let rejectReady!: (err: Error) => void;
@@ -200,189 +249,203 @@ export async function startContainer(options: ContainerOptions): Promise<Started
     let reattached = 0;
     const attach = (stream: Readable): void => {
       createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => {
-        remember(line);
-        const info = matchReady(line);
+        this.#output.add(line);
+        const info = this.#matchReady(line);
         if (info) resolveReady(info);
       });
       stream.once('end', () => void onEnd());
       stream.once('error', () => undefined);
     };
     const onEnd = async (): Promise<void> => {
-      const state = await inspectState().catch(() => undefined);
-      if (state?.running && !removing && reattached < LOG_REATTACH_LIMIT) {
+      const state = await this.#inspectState().catch(() => undefined);
+      if (state?.running && !this.#removing && reattached < LOG_REATTACH_LIMIT) {
         reattached++;
-        attach(await client.container.logs(dockerContainer, { since: Date.now() / 1000 }));
+        attach(await this.#client.container.logs(this.#dockerContainer, { since: Date.now() / 1000 }));
         return;
       }
       inc.running = false;
-      paused = false;
+      this.#paused = false;
       clearInterval(keepAlive);
-      rejectReady(new ContainerStartError(`${options.name} exited before it was ready`));
+      rejectReady(new ContainerStartError(`${this.name} exited before it was ready`));
       resolveExited(state === undefined ? 'removed' : state.exitCode);
     };
     attach(firstStream);
     return inc;
-  };
+  }
 
-  // With waitReady, testcontainers waits for nothing (host network: no ports bound to wait on)
-  // and the probe decides; else the ready line.
-  const waitStrategy = () =>
-    options.waitReady !== undefined ? tc.Wait.forListeningPorts() : tc.Wait.forLogMessage(readyLog);
+  /**
+   * With waitReady, testcontainers waits for nothing (host network: no ports bound to wait on)
+   * and the probe decides; else the ready line.
+   */
+  #waitStrategy(): ReturnType<Testcontainers['Wait']['forLogMessage']> {
+    return this.#options.waitReady !== undefined
+      ? this.#tc.Wait.forListeningPorts()
+      : this.#tc.Wait.forLogMessage(this.#readyLog);
+  }
+
   /** The incarnation's ready info: the probe's, raced against its exit; else the ready line's. */
-  const readyOf = async (inc: Incarnation): Promise<ReadyInfo> => {
-    if (options.waitReady === undefined)
-      return bounded(inc.ready, 5000, `${options.name}: reading the ready line`);
+  async #readyOf(inc: Incarnation): Promise<ReadyInfo> {
+    const waitReady = this.#options.waitReady;
+    if (waitReady === undefined) return bounded(inc.ready, 5000, `${this.name}: reading the ready line`);
     const gone = new AbortController();
     try {
       return await Promise.race([
-        options.waitReady(gone.signal),
+        waitReady(gone.signal),
         inc.exited.then((code): never => {
-          throw new ContainerStartError(`${options.name} exited (${code}) before it was ready`);
+          throw new ContainerStartError(`${this.name} exited (${code}) before it was ready`);
         }),
       ]);
     } finally {
       gone.abort();
     }
-  };
-  const container = new tc.GenericContainer(options.image)
-    .withName(containerName)
-    .withNetworkMode('host')
-    .withLabels({
-      ...options.labels,
-      [LABEL_RUN]: runId,
-      [LABEL_OWNER]: reaper.owner,
-      [LABEL_SERVICE]: options.name,
-    })
-    .withEnvironment(options.env ?? {})
-    .withWaitStrategy(waitStrategy())
-    .withStartupTimeout(readyTimeoutMs)
-    .withLogConsumer((stream) => {
-      current = follow(stream);
-    });
-  if (options.command) container.withCommand([...options.command]);
-  if (options.entrypoint) container.withEntrypoint([...options.entrypoint]);
-  if (options.user !== undefined) container.withUser(options.user);
-  if (options.mounts?.length)
-    container.withBindMounts(
-      options.mounts.map((m) => ({ source: m.source, target: m.target, mode: m.readOnly ? 'ro' : 'rw' })),
-    );
+  }
 
-  const removeQuietly = async (): Promise<void> => {
-    removing = true;
+  /** The container as testcontainers builds it: host network, labels, the options given. */
+  #build(): ContainerBuilder {
+    const options = this.#options;
+    const container = new this.#tc.GenericContainer(options.image)
+      .withName(this.containerName)
+      .withNetworkMode('host')
+      .withLabels({
+        ...options.labels,
+        [LABEL_RUN]: this.#runId,
+        [LABEL_OWNER]: ensureReaper().owner,
+        [LABEL_SERVICE]: options.name,
+      })
+      .withEnvironment(options.env ?? {})
+      .withWaitStrategy(this.#waitStrategy())
+      .withStartupTimeout(this.#readyTimeoutMs)
+      .withLogConsumer((stream) => {
+        this.#current = this.#follow(stream);
+      });
+    if (options.command) container.withCommand([...options.command]);
+    if (options.entrypoint) container.withEntrypoint([...options.entrypoint]);
+    if (options.user !== undefined) container.withUser(options.user);
+    if (options.mounts?.length)
+      container.withBindMounts(
+        options.mounts.map((m) => ({ source: m.source, target: m.target, mode: m.readOnly ? 'ro' : 'rw' })),
+      );
+    return container;
+  }
+
+  /** Creates and starts the container, and waits until it is ready; on failure removes it. */
+  async startFirst(): Promise<void> {
+    const container = this.#build();
+    try {
+      const started = await bounded(
+        container.start(),
+        this.#readyTimeoutMs + this.#apiTimeoutMs,
+        `starting ${this.containerName}`,
+      );
+      this.#dockerContainer = this.#client.container.getById(started.getId());
+      if (!this.#current) throw new ContainerStartError(`${this.name}: testcontainers gave no log stream`);
+      this.#ready = await this.#readyOf(this.#current);
+    } catch (err) {
+      // The log stream of a container that failed to start may still be delivering its last
+      // lines: let it (bounded) before removing the container, then report them.
+      if (this.#current) await bounded(this.#current.exited, 1000, 'draining the log').catch(() => undefined);
+      await this.#removeQuietly();
+      this.#output.endLog();
+      const message = messageOf(err);
+      throw new ContainerStartError(
+        `${this.name} (${this.#options.image}) did not become ready: ${message}\n--- last output of ${this.name} ---\n${this.tail()}`,
+        { cause: err },
+      );
+    }
+  }
+
+  async #removeQuietly(): Promise<void> {
+    this.#removing = true;
     try {
       await bounded(
-        client.container.dockerode.getContainer(containerName).remove({ force: true, v: true }),
-        apiTimeoutMs,
-        `removing ${containerName}`,
+        this.#client.container.dockerode.getContainer(this.containerName).remove({ force: true, v: true }),
+        this.#apiTimeoutMs,
+        `removing ${this.containerName}`,
       );
     } catch {
       // not created, or already gone
     }
-  };
-
-  let firstReady: ReadyInfo | undefined;
-  try {
-    const started = await bounded(
-      container.start(),
-      readyTimeoutMs + apiTimeoutMs,
-      `starting ${containerName}`,
-    );
-    dockerContainer = client.container.getById(started.getId());
-    if (!current) throw new ContainerStartError(`${options.name}: testcontainers gave no log stream`);
-    firstReady = await readyOf(current);
-  } catch (err) {
-    // The log stream of a container that failed to start may still be delivering its last
-    // lines: let it (bounded) before removing the container, then report them.
-    if (current) await bounded(current.exited, 1000, 'draining the log').catch(() => undefined);
-    await removeQuietly();
-    log.end();
-    const message = messageOf(err);
-    throw new ContainerStartError(
-      `${options.name} (${options.image}) did not become ready: ${message}\n--- last output of ${options.name} ---\n${tail()}`,
-      { cause: err },
-    );
   }
-  const inner = dockerContainer;
-  let ready: ReadyInfo = firstReady;
 
-  const stopIncarnation = async (graceMs: number): Promise<void> => {
+  async #stopIncarnation(graceMs: number): Promise<void> {
+    const current = this.#current;
     if (!current?.running) return;
-    if (paused) await handle.resume();
+    if (this.#paused) await this.resume();
     try {
       await bounded(
-        inner.stop({ t: Math.ceil(graceMs / 1000) }),
-        apiTimeoutMs + graceMs,
-        `stopping ${containerName}`,
+        this.#dockerContainer.stop({ t: Math.ceil(graceMs / 1000) }),
+        this.#apiTimeoutMs + graceMs,
+        `stopping ${this.containerName}`,
       );
     } catch (err) {
       if ((err as { statusCode?: number }).statusCode !== 304) throw err;
     }
-    await bounded(current.exited, apiTimeoutMs, `${options.name}: waiting for the exit`);
-  };
+    await bounded(current.exited, this.#apiTimeoutMs, `${this.name}: waiting for the exit`);
+  }
 
-  const handle: StartedContainer = {
-    name: options.name,
-    id: inner.id,
-    containerName,
-    get ready() {
-      return ready;
-    },
-    get exited() {
-      return current!.exited;
-    },
-    isRunning: () => current?.running ?? false,
-    isPaused: () => paused,
-    tail,
-    async kill(signal) {
-      if (!current?.running) return;
-      await bounded(inner.kill({ signal }), apiTimeoutMs, `signalling ${containerName}`);
-      if (signal === 'SIGKILL') paused = false;
-    },
-    async pause() {
-      if (!current?.running || paused) return;
-      await bounded(inner.pause(), apiTimeoutMs, `pausing ${containerName}`);
-      paused = true;
-    },
-    async resume() {
-      if (!paused) return;
-      await bounded(inner.unpause(), apiTimeoutMs, `unpausing ${containerName}`);
-      paused = false;
-    },
-    async restart(graceMs = 3000) {
-      await stopIncarnation(graceMs);
-      await bounded(inner.start(), apiTimeoutMs, `starting ${containerName} again`);
-      const info = await bounded(inner.inspect(), apiTimeoutMs, `inspecting ${containerName}`);
-      const startedAt = new Date(info.State.StartedAt);
-      current = follow(await client.container.logs(inner, { since: startedAt.getTime() / 1000 }));
-      try {
-        await tc.waitForContainer(
-          client,
-          inner,
-          waitStrategy().withStartupTimeout(readyTimeoutMs),
-          new tc.BoundPorts(),
-          startedAt,
-        );
-        ready = await readyOf(current);
-      } catch (err) {
-        const message = messageOf(err);
-        throw new ContainerStartError(
-          `${options.name} did not become ready after a restart: ${message}\n--- last output ---\n${tail()}`,
-          { cause: err },
-        );
-      }
-      return ready;
-    },
-    async stop(graceMs = 3000) {
-      try {
-        await stopIncarnation(graceMs);
-      } finally {
-        await removeQuietly();
-        setTimeout(() => log.end(), 100).unref();
-      }
-    },
-    [Symbol.asyncDispose]: () => handle.stop(),
-  };
-  return handle;
+  async kill(signal: NodeJS.Signals): Promise<void> {
+    if (!this.#current?.running) return;
+    await bounded(
+      this.#dockerContainer.kill({ signal }),
+      this.#apiTimeoutMs,
+      `signalling ${this.containerName}`,
+    );
+    if (signal === 'SIGKILL') this.#paused = false;
+  }
+
+  async pause(): Promise<void> {
+    if (!this.#current?.running || this.#paused) return;
+    await bounded(this.#dockerContainer.pause(), this.#apiTimeoutMs, `pausing ${this.containerName}`);
+    this.#paused = true;
+  }
+
+  async resume(): Promise<void> {
+    if (!this.#paused) return;
+    await bounded(this.#dockerContainer.unpause(), this.#apiTimeoutMs, `unpausing ${this.containerName}`);
+    this.#paused = false;
+  }
+
+  async restart(graceMs = 3000): Promise<ReadyInfo> {
+    const inner = this.#dockerContainer;
+    await this.#stopIncarnation(graceMs);
+    await bounded(inner.start(), this.#apiTimeoutMs, `starting ${this.containerName} again`);
+    const info = await bounded(inner.inspect(), this.#apiTimeoutMs, `inspecting ${this.containerName}`);
+    const startedAt = new Date(info.State.StartedAt);
+    const current = this.#follow(
+      await this.#client.container.logs(inner, { since: startedAt.getTime() / 1000 }),
+    );
+    this.#current = current;
+    try {
+      await this.#tc.waitForContainer(
+        this.#client,
+        inner,
+        this.#waitStrategy().withStartupTimeout(this.#readyTimeoutMs),
+        new this.#tc.BoundPorts(),
+        startedAt,
+      );
+      this.#ready = await this.#readyOf(current);
+    } catch (err) {
+      const message = messageOf(err);
+      throw new ContainerStartError(
+        `${this.name} did not become ready after a restart: ${message}\n--- last output ---\n${this.tail()}`,
+        { cause: err },
+      );
+    }
+    return this.#ready;
+  }
+
+  async stop(graceMs = 3000): Promise<void> {
+    try {
+      await this.#stopIncarnation(graceMs);
+    } finally {
+      await this.#removeQuietly();
+      this.#output.endLog(100);
+    }
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.stop();
+  }
 }
 
 export {

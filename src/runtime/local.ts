@@ -15,9 +15,18 @@ import type { RuntimeService, ServiceRuntime, ServiceSpec } from './service-runt
 export interface LocalServiceSpec {
   name: string;
   role: ServiceRole | 'toxiproxy';
-  /** Starts one incarnation of the service; called again, with the same arguments, on restart. */
-  start(logFile: string): Promise<StartedProcess>;
+  /**
+   * Starts one incarnation of the service (called again on restart); `onSpawn` is to be called
+   * with its PID as soon as it is spawned (see ProcessOptions.onSpawn), so a Ctrl-C during its
+   * start-up ends it too.
+   */
+  start(logFile: string, onSpawn: (pid: number) => void): Promise<StartedProcess>;
+  /** How long a stop waits after SIGTERM before SIGKILL (default STOP_GRACE_MS). */
+  stopGraceMs?: number;
 }
+
+/** How long a stop waits after SIGTERM before SIGKILL, unless the service says otherwise. */
+export const STOP_GRACE_MS = 3000;
 
 export interface LocalService extends ServiceHandle {
   /** The current incarnation (undefined before the first start). */
@@ -40,12 +49,19 @@ export function createLocalService(spec: LocalServiceSpec, runDir: string, clean
   let starting: Promise<void> | undefined;
   const start = (): Promise<void> =>
     (starting ??= (async () => {
+      // Tracked from its spawn: a run stopped (Ctrl-C, an error) while this process waits for
+      // its ready line still ends it.
+      let forget: (() => void) | undefined;
       try {
-        const p = await spec.start(logFile);
+        const p = await spec.start(logFile, (pid) => (forget = cleanup.trackPid(pid)));
         proc = p;
-        const forget = cleanup.trackPid(p.pid);
-        untrack = forget;
-        void p.exited.then(() => forget());
+        forget ??= cleanup.trackPid(p.pid);
+        const tracked = forget;
+        untrack = tracked;
+        void p.exited.then(() => tracked());
+      } catch (err) {
+        forget?.();
+        throw err;
       } finally {
         starting = undefined;
       }
@@ -53,7 +69,7 @@ export function createLocalService(spec: LocalServiceSpec, runDir: string, clean
   let lastStop: StopOutcome | undefined;
   const stop = async (): Promise<void> => {
     if (proc?.isRunning()) {
-      await proc.stop(3000);
+      await proc.stop(spec.stopGraceMs ?? STOP_GRACE_MS);
       lastStop = proc.lastStop();
     }
     untrack?.();
@@ -96,10 +112,11 @@ export function localRuntime(): ServiceRuntime {
         {
           name: spec.name,
           role: spec.role,
-          start: async (logFile) => {
+          start: async (logFile, onSpawn) => {
             const p = await startLimboService(spec.role, args, {
               name: spec.name,
               logFile,
+              onSpawn,
               env: spec.env,
               readyTimeoutMs: spec.readyTimeoutMs,
             });

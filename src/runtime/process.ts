@@ -1,18 +1,17 @@
 // Child processes for the local runtime and for tests: start, wait for the ready line
 // (bounded), kill -9, SIGSTOP/SIGCONT, graceful stop with a bounded escalation to SIGKILL.
+// The process itself is launch/child-launcher.ts's; this adds the limbo ready line, the
+// StartedProcess handle and the command lines of limbo's own services.
 //
-//   spawn ─▶ stdout lines ─▶ "limbo-ready {...}" ─▶ StartedProcess
-//              └─▶ log file (stdout and stderr, interleaved, as they come)
+//   ChildLauncher ─▶ stdout lines ─▶ "limbo-ready {...}" ─▶ StartedProcess
+//        └─▶ log file (stdout and stderr, interleaved, as they come)
 // Only processes started here are ever signalled, always by their own PID.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
-import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createInterface } from 'node:readline';
-import { LimboError, TimeoutError, messageOf } from '../util/errors.js';
-import { parseReadyLine, type ReadyInfo } from '../util/ready.js';
+import { ChildLauncher } from '../launch/child-launcher.js';
+import { LimboError, messageOf } from '../util/errors.js';
+import { parseReadyLine, type ReadyInfo } from '../launch/ready.js';
 import type { StopOutcome } from './service-handle.js';
-import { bundleIfCurrent } from '../util/bundle.js';
+import { bundleIfCurrent } from '../launch/bundle.js';
 
 export interface ProcessOptions {
   /** A name for messages and logs, e.g. `processor-1`. */
@@ -32,6 +31,11 @@ export interface ProcessOptions {
    * when the bound passes or the process exits. Lines are still logged; matchReady still counts.
    */
   waitReady?: (signal: AbortSignal) => Promise<ReadyInfo>;
+  /**
+   * Called with the PID as soon as the process is spawned, before its ready line: an owner that
+   * must be able to end it (a run's cleanup on Ctrl-C) knows it while it is still starting.
+   */
+  onSpawn?: (pid: number) => void;
 }
 
 export interface StartedProcess extends AsyncDisposable {
@@ -129,106 +133,34 @@ export const serviceEntryFiles = {
 };
 
 export async function startProcess(options: ProcessOptions): Promise<StartedProcess> {
-  const readyTimeoutMs = options.readyTimeoutMs ?? 15_000;
-  const matchReady = options.matchReady ?? parseReadyLine;
-  let log: WriteStream | undefined;
-  if (options.logFile !== undefined) {
-    mkdirSync(dirname(options.logFile), { recursive: true });
-    log = createWriteStream(options.logFile, { flags: 'a' });
-  }
-  const child: ChildProcess = spawn(options.command, [...options.args], {
-    env: options.env ?? process.env,
-    cwd: options.cwd,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: string[] = [];
-  const remember = (line: string): void => {
-    lines.push(line);
-    if (lines.length > TAIL_LINES) lines.shift();
-    log?.write(line + '\n');
-  };
-  const exited = new Promise<number | string>((resolve) => {
-    child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
-    child.once('error', (err) => {
-      remember(`spawn error: ${err.message}`);
-      resolve('spawn-error');
-    });
-  });
-  void exited.then(() => {
-    // Give the stream readers a moment to drain before closing the log file.
-    setTimeout(() => log?.end(), 100).unref();
-  });
-  let running = true;
+  const child = ChildLauncher.launch({ ...options, tailLines: TAIL_LINES });
+  if (child.pid > 0) options.onSpawn?.(child.pid);
   let stopOutcome: StopOutcome | undefined;
-  void exited.then(() => {
-    running = false;
-  });
-
-  const ready = new Promise<ReadyInfo>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      reject(new TimeoutError(`${options.name} did not become ready within ${readyTimeoutMs} ms`));
-    }, readyTimeoutMs);
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      remember(line);
-      const info = matchReady(line);
-      if (info) {
-        clearTimeout(timer);
-        resolve(info);
-      }
-    });
-    createInterface({ input: child.stderr! }).on('line', remember);
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new ProcessStartError(`${options.name} exited (${code}) before it was ready`));
-    });
-    if (options.waitReady !== undefined) {
-      const stopWaiting = new AbortController();
-      void exited.then(() => stopWaiting.abort());
-      setTimeout(() => stopWaiting.abort(), readyTimeoutMs).unref();
-      options.waitReady(stopWaiting.signal).then(
-        (info) => {
-          clearTimeout(timer);
-          resolve(info);
-        },
-        () => undefined, // the timer or the exit rejects with the reason
-      );
-    }
-  });
-
   const handle: StartedProcess = {
     name: options.name,
-    pid: child.pid ?? -1,
+    pid: child.pid,
     ready: undefined as unknown as ReadyInfo,
-    exited,
-    isRunning: () => running,
-    tail: (n = 40) => lines.slice(-n).join('\n'),
-    kill: (signal) => {
-      if (running && child.pid !== undefined) process.kill(child.pid, signal);
-    },
-    pause: () => handle.kill('SIGSTOP'),
-    resume: () => handle.kill('SIGCONT'),
+    exited: child.exited,
+    isRunning: () => child.isRunning(),
+    tail: (n) => child.tail(n),
+    kill: (signal) => child.kill(signal),
+    pause: () => child.kill('SIGSTOP'),
+    resume: () => child.kill('SIGCONT'),
     stop: async (graceMs = 3000) => {
-      if (!running) return;
-      const t0 = performance.now();
-      let escalated = false;
-      handle.kill('SIGCONT');
-      handle.kill('SIGTERM');
-      const timer = setTimeout(() => {
-        escalated = running;
-        handle.kill('SIGKILL');
-      }, graceMs);
-      await exited;
-      clearTimeout(timer);
-      stopOutcome = { graceful: !escalated, ms: performance.now() - t0, graceMs };
+      stopOutcome = (await child.stop(graceMs)) ?? stopOutcome;
     },
     lastStop: () => stopOutcome,
     [Symbol.asyncDispose]: () => handle.stop(),
   };
   try {
-    (handle as { ready: ReadyInfo }).ready = await ready;
+    (handle as { ready: ReadyInfo }).ready = await child.untilReady({
+      timeoutMs: options.readyTimeoutMs ?? 15_000,
+      matchLine: options.matchReady ?? parseReadyLine,
+      ...(options.waitReady !== undefined ? { probe: options.waitReady } : {}),
+    });
   } catch (err) {
-    handle.kill('SIGKILL');
-    await exited;
+    child.kill('SIGKILL');
+    await child.exited;
     const message = messageOf(err);
     throw new ProcessStartError(`${message}\n--- last output of ${options.name} ---\n${handle.tail()}`);
   }

@@ -8,7 +8,7 @@
 import type { ServiceRole } from '../protocol/names.js';
 import type { ToxiproxyHandle } from './toxiproxy.js';
 import type { ServiceHandle } from './service-handle.js';
-import type { ReadyInfo } from '../util/ready.js';
+import type { ReadyInfo } from '../launch/ready.js';
 import type { Cleanup } from './cleanup.js';
 
 export type RuntimeName = 'local' | 'docker';

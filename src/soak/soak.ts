@@ -278,7 +278,8 @@ function emptyRow(suite: string): SoakRow {
   return { suite, runs: 0, hung: 0, lost: 0, duplicated: 0, leaks: 0, falseAlarms: 0, errors: 0, seconds: 0 };
 }
 
-function rowsOf(runs: readonly SoakRun[], order: readonly string[]): SoakRow[] {
+/** One row per suite of `order`, its runs added up (also what `limbo merge` sums shards by). */
+export function rowsOf(runs: readonly SoakRun[], order: readonly string[]): SoakRow[] {
   const rows = new Map<string, SoakRow>();
   for (const name of order) if (!rows.has(name)) rows.set(name, emptyRow(name));
   for (const r of runs) {
@@ -295,7 +296,8 @@ function rowsOf(runs: readonly SoakRun[], order: readonly string[]): SoakRow[] {
   return [...rows.values()];
 }
 
-function totalOf(rows: readonly SoakRow[]): SoakRow {
+/** The rows added up into the table's total row. */
+export function totalOf(rows: readonly SoakRow[]): SoakRow {
   const t = emptyRow('total');
   for (const r of rows) {
     t.runs += r.runs;

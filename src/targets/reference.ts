@@ -15,11 +15,19 @@
 // Ready means every partition has a leader and each ingress answers a call end to end (unless
 // the processors are deferred for clients-before-processors), so warm-up meets a serving system.
 import type { Proxy } from 'toxiproxy-node-client';
-import { createControllerClient, type ControllerClient } from '../protocol/grpc.js';
+import { createControllerClient, type ControllerClient } from '../transport/grpc.js';
 import { createCleanup } from '../runtime/cleanup.js';
 import { createRuntime } from '../runtime/create-runtime.js';
-import type { RuntimeChoice, RuntimeName, RuntimeService, ServiceSpec } from '../runtime/service-runtime.js';
+import type {
+  RuntimeChoice,
+  RuntimeName,
+  RuntimeService,
+  ServiceRuntime,
+  ServiceSpec,
+} from '../runtime/service-runtime.js';
+import type { ToxiproxyHandle } from '../runtime/toxiproxy.js';
 import { httpProbe, waitFor } from '../util/wait.js';
+import { UsageError } from '../util/errors.js';
 import {
   referenceProfile,
   type StartedTarget,
@@ -92,7 +100,7 @@ export function referenceTarget(
   };
 }
 
-async function startReference(
+function startReference(
   name: string,
   protocol: Protocol,
   choice: RuntimeChoice,
@@ -100,48 +108,119 @@ async function startReference(
   ctx: TargetContext,
   bugs: readonly string[],
 ): Promise<StartedTarget> {
-  // Bug switches (src/services/bugs.ts) reach every service as --bugs; each acts on its own.
-  const bugArgs = bugs.length > 0 ? ['--bugs', bugs.join(',')] : [];
-  const cleanup = createCleanup();
-  const readyTimeoutMs = ctx.readyTimeoutMs ?? 20_000;
-  const env = ctx.env ?? process.env;
-  const runtime = await createRuntime(choice);
-  try {
-    const tp = await runtime.toxiproxy(ctx.toxiproxyUrl, ctx.runDir, env, ctx.seed);
-    cleanup.add('toxiproxy', () => tp.stop());
-    const proxies = new Map<string, Proxy>();
-    /** proxy name → the service it leads to, so a (re)started service re-points its proxies. */
-    const leadsTo = new Map<string, string>();
-    const makeProxy = async (name: string, service: string, upstream: string): Promise<Proxy> => {
-      const p = await tp.client.createProxy({ name, listen: '127.0.0.1:0', upstream, enabled: true });
-      proxies.set(name, p);
-      leadsTo.set(name, service);
-      cleanup.add(`proxy ${name}`, () => p.remove());
-      return p;
-    };
-    const repoint = async (service: string, address: string): Promise<void> => {
-      for (const [name, p] of proxies) {
-        if (leadsTo.get(name) !== service) continue;
-        proxies.set(name, await p.update({ enabled: true, listen: p.listen, upstream: address }));
-      }
-    };
-    const services = new Map<string, RuntimeService>();
-    /** Services started together once every proxy exists (they need only the log's address). */
-    const together: RuntimeService[] = [];
-    const addService = async (
-      spec: Omit<ServiceSpec, 'env' | 'readyTimeoutMs'>,
-      start: 'now' | 'together' | 'later',
-    ): Promise<RuntimeService> => {
-      const svc = runtime.service({ ...spec, env, readyTimeoutMs }, ctx.runDir, cleanup);
-      services.set(spec.name, svc);
-      if (start === 'now') await svc.start();
-      else if (start === 'together') together.push(svc);
-      return svc;
-    };
+  return new ReferenceStart(name, protocol, choice, topology, ctx, bugs).start();
+}
 
-    // log
-    let logAddress = '';
-    await addService(
+/** `--max-pending` for the ingresses, checked before anything starts (exit 2 naming the field). */
+function maxPendingArgs(v: number | undefined): string[] {
+  if (v === undefined) return [];
+  if (!Number.isInteger(v) || v < 1)
+    throw new UsageError(`topology.ingressMaxPending must be a whole number ≥ 1, got ${String(v)}`);
+  return ['--max-pending', String(v)];
+}
+
+/**
+ * One start of the reference cluster, as named steps over its state: `openToxiproxy`, then
+ * `addLog`, `addProcessors`, `addIngresses` (proxies made, services declared), `startTogether`,
+ * `waitUntilServing`, and `started` (the handle). Anything that fails undoes what was started.
+ */
+class ReferenceStart {
+  /** Bug switches (src/services/bugs.ts) reach every service as --bugs; each acts on its own. */
+  readonly #bugArgs: string[];
+  /** The suite's bound on each ingress's pending requests (topology.ingressMaxPending), if any. */
+  readonly #maxPendingArgs: string[];
+  readonly #cleanup = createCleanup();
+  readonly #readyTimeoutMs: number;
+  readonly #env: NodeJS.ProcessEnv;
+  #runtime!: ServiceRuntime;
+  #tp!: ToxiproxyHandle;
+  readonly #proxies = new Map<string, Proxy>();
+  /** proxy name → the service it leads to, so a (re)started service re-points its proxies. */
+  readonly #leadsTo = new Map<string, string>();
+  readonly #services = new Map<string, RuntimeService>();
+  /** Services started together once every proxy exists (they need only the log's address). */
+  readonly #together: RuntimeService[] = [];
+  #logAddress = '';
+  #ingressToLog!: Proxy;
+  readonly #ingressUrls: string[] = [];
+  #controller: ControllerClient | undefined;
+  #controllerAddress = '';
+
+  constructor(
+    private readonly name: string,
+    private readonly protocol: Protocol,
+    private readonly choice: RuntimeChoice,
+    private readonly topology: Topology,
+    private readonly ctx: TargetContext,
+    bugs: readonly string[],
+  ) {
+    this.#bugArgs = bugs.length > 0 ? ['--bugs', bugs.join(',')] : [];
+    this.#maxPendingArgs = maxPendingArgs(topology.ingressMaxPending);
+    this.#readyTimeoutMs = ctx.readyTimeoutMs ?? 20_000;
+    this.#env = ctx.env ?? process.env;
+  }
+
+  async start(): Promise<StartedTarget> {
+    this.#runtime = await createRuntime(this.choice);
+    try {
+      await this.#openToxiproxy();
+      await this.#addLog();
+      await this.#addProcessors();
+      await this.#addIngresses();
+      await this.#startTogether();
+      this.#cleanup.add('controller client', () => Promise.resolve(this.#controller?.close()));
+      if (this.ctx.deferProcessors !== true) await this.#waitUntilServing();
+      return this.#started();
+    } catch (err) {
+      await this.#cleanup.runAll();
+      throw err;
+    }
+  }
+
+  async #openToxiproxy(): Promise<void> {
+    const tp = await this.#runtime.toxiproxy(
+      this.ctx.toxiproxyUrl,
+      this.ctx.runDir,
+      this.#env,
+      this.ctx.seed,
+    );
+    this.#tp = tp;
+    this.#cleanup.add('toxiproxy', () => tp.stop());
+  }
+
+  async #makeProxy(name: string, service: string, upstream: string): Promise<Proxy> {
+    const p = await this.#tp.client.createProxy({ name, listen: '127.0.0.1:0', upstream, enabled: true });
+    this.#proxies.set(name, p);
+    this.#leadsTo.set(name, service);
+    this.#cleanup.add(`proxy ${name}`, () => p.remove());
+    return p;
+  }
+
+  async #repoint(service: string, address: string): Promise<void> {
+    for (const [name, p] of this.#proxies) {
+      if (this.#leadsTo.get(name) !== service) continue;
+      this.#proxies.set(name, await p.update({ enabled: true, listen: p.listen, upstream: address }));
+    }
+  }
+
+  async #addService(
+    spec: Omit<ServiceSpec, 'env' | 'readyTimeoutMs'>,
+    start: 'now' | 'together' | 'later',
+  ): Promise<RuntimeService> {
+    const svc = this.#runtime.service(
+      { ...spec, env: this.#env, readyTimeoutMs: this.#readyTimeoutMs },
+      this.ctx.runDir,
+      this.#cleanup,
+    );
+    this.#services.set(spec.name, svc);
+    if (start === 'now') await svc.start();
+    else if (start === 'together') this.#together.push(svc);
+    return svc;
+  }
+
+  async #addLog(): Promise<void> {
+    const { topology, ctx } = this;
+    await this.#addService(
       {
         name: 'log',
         role: 'log',
@@ -153,25 +232,26 @@ async function startReference(
           '--partitions',
           String(topology.partitions),
           ...(ctx.deferProcessors !== true ? ['--expect-processors', String(topology.processors)] : []),
-          ...bugArgs,
+          ...this.#bugArgs,
         ],
         dataDir: true,
         onReady: async (ready) => {
-          logAddress = ready.addresses['grpc'] ?? '';
-          await repoint('log', logAddress);
+          this.#logAddress = ready.addresses['grpc'] ?? '';
+          await this.#repoint('log', this.#logAddress);
         },
       },
       'together',
     );
     // The log starts with the others: its proxies lead nowhere until it is ready (onReady above).
-    const ingressToLog = await makeProxy('ingress->log', 'log', PLACEHOLDER_UPSTREAM);
+    this.#ingressToLog = await this.#makeProxy('ingress->log', 'log', PLACEHOLDER_UPSTREAM);
+  }
 
-    // processors
-    for (let i = 1; i <= topology.processors; i++) {
+  async #addProcessors(): Promise<void> {
+    for (let i = 1; i <= this.topology.processors; i++) {
       const node = `processor-${i}`;
-      const toLog = await makeProxy(`${node}->log`, 'log', PLACEHOLDER_UPSTREAM);
-      const advertised = await makeProxy(`ingress->${node}`, node, PLACEHOLDER_UPSTREAM);
-      const processor = await addService(
+      const toLog = await this.#makeProxy(`${node}->log`, 'log', PLACEHOLDER_UPSTREAM);
+      const advertised = await this.#makeProxy(`ingress->${node}`, node, PLACEHOLDER_UPSTREAM);
+      const processor = await this.#addService(
         {
           name: node,
           role: 'processor',
@@ -187,30 +267,30 @@ async function startReference(
             '--advertised-address',
             advertised.listen,
             '--protocol',
-            protocol,
-            ...bugArgs,
+            this.protocol,
+            ...this.#bugArgs,
           ],
-          onReady: (ready) => repoint(node, ready.addresses['grpc'] ?? PLACEHOLDER_UPSTREAM),
+          onReady: (ready) => this.#repoint(node, ready.addresses['grpc'] ?? PLACEHOLDER_UPSTREAM),
         },
-        ctx.deferProcessors !== true ? 'together' : 'later',
+        this.ctx.deferProcessors !== true ? 'together' : 'later',
       );
       // A processor keeps no data dir: its state is rebuilt from the log at every start, so a
       // restart that loses its data is a restart (the log, the only copy, is never offered).
       processor.restartWithoutData = () => processor.restart();
     }
+  }
 
-    // ingresses
-    const ingresses = topology.ingresses ?? 1;
-    const ingressUrls: string[] = [];
+  async #addIngresses(): Promise<void> {
+    const ingresses = this.topology.ingresses ?? 1;
     for (let j = 1; j <= ingresses; j++) {
       const node = `ingress-${j}`;
-      const client = await makeProxy(
+      const client = await this.#makeProxy(
         ingresses === 1 ? 'client->ingress' : `client->${node}`,
         node,
         PLACEHOLDER_UPSTREAM,
       );
-      ingressUrls.push(`http://${client.listen}`);
-      await addService(
+      this.#ingressUrls.push(`http://${client.listen}`);
+      await this.#addService(
         {
           name: node,
           role: 'ingress',
@@ -218,101 +298,108 @@ async function startReference(
             '--node',
             node,
             '--log-address',
-            ingressToLog.listen,
+            this.#ingressToLog.listen,
             '--port',
             '0',
             '--metrics-port',
             '0',
             '--protocol',
-            protocol,
-            ...bugArgs,
+            this.protocol,
+            ...this.#maxPendingArgs,
+            ...this.#bugArgs,
           ],
           onReady: (ready) =>
-            repoint(node, (ready.addresses['http'] ?? '').replace(/^https?:\/\//, '').replace(/\/.*$/, '')),
+            this.#repoint(
+              node,
+              (ready.addresses['http'] ?? '').replace(/^https?:\/\//, '').replace(/\/.*$/, ''),
+            ),
         },
         'together',
       );
     }
-    // The log, processors and ingresses start side by side (each finds the others through the
-    // log's partition table and the proxies, re-pointed as each one is ready); all settle
-    // before a failure is reported, so the cleanup never races a start still under way.
-    const settled = await Promise.allSettled(together.map((s) => s.start()));
+  }
+
+  /**
+   * The log, processors and ingresses start side by side (each finds the others through the
+   * log's partition table and the proxies, re-pointed as each one is ready); all settle
+   * before a failure is reported, so the cleanup never races a start still under way.
+   */
+  async #startTogether(): Promise<void> {
+    const settled = await Promise.allSettled(this.#together.map((s) => s.start()));
     const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed !== undefined) throw failed.reason;
+  }
 
-    let controller: ControllerClient | undefined;
-    let controllerAddress = '';
-    const control = (): ControllerClient => {
-      if (controller === undefined || controllerAddress !== logAddress) {
-        controller?.close();
-        controller = createControllerClient(logAddress);
-        controllerAddress = logAddress;
-      }
-      return controller;
-    };
-    cleanup.add('controller client', () => Promise.resolve(controller?.close()));
-    const leaderOf = async (partition: number): Promise<string | undefined> => {
-      const table = await control().getPartitionTable({}, { timeoutMs: 3000 });
-      const node = table.partitions.find((a) => a.partition === partition)?.leaderNode;
-      return node === undefined || node === '' ? undefined : node;
-    };
-    const waitForLeaders = (): Promise<true> =>
-      waitFor(
-        async () => {
-          const table = await control().getPartitionTable({}, { timeoutMs: 2000 });
-          return (
-            table.partitions.length >= topology.partitions &&
-            table.partitions.every((a) => a.leaderNode !== '')
-          );
-        },
-        { what: 'every partition has a leader', timeoutMs: readyTimeoutMs, intervalMs: 25 },
-      );
-    /** Serving means answering a call end to end; each probe is bounded and abandoned on timeout. */
-    const waitForService = (url: string): Promise<true> =>
-      waitFor(
+  /** The controller client, made anew when the log has moved (a restart binds a new port). */
+  #control(): ControllerClient {
+    if (this.#controller === undefined || this.#controllerAddress !== this.#logAddress) {
+      this.#controller?.close();
+      this.#controller = createControllerClient(this.#logAddress);
+      this.#controllerAddress = this.#logAddress;
+    }
+    return this.#controller;
+  }
+
+  async #leaderOf(partition: number): Promise<string | undefined> {
+    const table = await this.#control().getPartitionTable({}, { timeoutMs: 3000 });
+    const node = table.partitions.find((a) => a.partition === partition)?.leaderNode;
+    return node === undefined || node === '' ? undefined : node;
+  }
+
+  /** Every partition has a leader and each ingress answers a call end to end. */
+  async #waitUntilServing(): Promise<void> {
+    await waitFor(
+      async () => {
+        const table = await this.#control().getPartitionTable({}, { timeoutMs: 2000 });
+        return (
+          table.partitions.length >= this.topology.partitions &&
+          table.partitions.every((a) => a.leaderNode !== '')
+        );
+      },
+      { what: 'every partition has a leader', timeoutMs: this.#readyTimeoutMs, intervalMs: 25 },
+    );
+    // Serving means answering a call end to end; each probe is bounded and abandoned on timeout.
+    for (const url of this.#ingressUrls)
+      await waitFor(
         httpProbe(`${url}/Echo/echo`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ probe: 'ready' }),
         }),
-        { what: `${url} answers a call`, timeoutMs: readyTimeoutMs, intervalMs: 25 },
+        { what: `${url} answers a call`, timeoutMs: this.#readyTimeoutMs, intervalMs: 25 },
       );
-    if (ctx.deferProcessors !== true) {
-      await waitForLeaders();
-      for (const url of ingressUrls) await waitForService(url);
-    }
+  }
 
+  #started(): StartedTarget {
+    const tp = this.#tp;
     const links: Record<string, string> = {};
     const linkKinds: Record<string, string> = {};
-    for (const name of linkNames(topology)) {
+    for (const name of linkNames(this.topology)) {
       links[name] = name;
       // The workload's links, the ingress's calls to processors, and every link to the log.
       linkKinds[name] = name.startsWith('client->') ? 'client' : name.endsWith('->log') ? 'storage' : 'peer';
     }
-    const started: StartedTarget = {
-      name,
-      runtime: choice.name,
+    const services = this.#services;
+    return {
+      name: this.name,
+      runtime: this.choice.name,
       toxiproxyDescription: tp.description ?? 'Toxiproxy',
-      ingressUrls,
+      ingressUrls: this.#ingressUrls,
       links,
       linkKinds,
       toxiproxy: tp.client,
       toxiproxyUrl: tp.url,
       services,
       extraMetricsUrls: () => ({ toxiproxy: `${tp.url.replace(/\/$/, '')}/metrics` }),
-      leaderOf,
+      leaderOf: (partition) => this.#leaderOf(partition),
       transferLeadership: async (partition, node) => {
-        await control().transferLeadership({ partition, node }, { timeoutMs: 5000 });
+        await this.#control().transferLeadership({ partition, node }, { timeoutMs: 5000 });
       },
       startProcessors: async () => {
         for (const s of services.values()) if (s.role === 'processor' && !s.isRunning()) await s.start();
       },
-      stop: () => cleanup.runAll(),
-      [Symbol.asyncDispose]: () => cleanup.runAll(),
+      stop: () => this.#cleanup.runAll(),
+      [Symbol.asyncDispose]: () => this.#cleanup.runAll(),
     };
-    return started;
-  } catch (err) {
-    await cleanup.runAll();
-    throw err;
   }
 }

@@ -14,6 +14,7 @@ import type { RuntimeName } from '../runtime/service-runtime.js';
 
 export type { ServiceHandle } from '../runtime/service-handle.js';
 import { referenceClientApi, type ClientApi } from '../workload/client-api.js';
+import type { ClientAdapter } from '../workload/client-adapter.js';
 import type { WorkloadSpec } from '../workload/workload.js';
 import { LimboError } from '../util/errors.js';
 
@@ -21,6 +22,11 @@ export interface Topology {
   processors: number;
   partitions: number;
   ingresses?: number;
+  /**
+   * The reference ingress's bound on pending requests (`--max-pending`): past it a request is
+   * refused with 503 before any work. Default the ingress's own (10,000); other targets ignore it.
+   */
+  ingressMaxPending?: number;
 }
 
 export interface TargetContext {
@@ -48,6 +54,11 @@ export interface StartedTarget extends AsyncDisposable {
   readonly links: Readonly<Record<string, string>>;
   /** Link name → its kind (`client`, `peer`, `storage`, …); unlisted: `client` from the workload, else `peer`. */
   readonly linkKinds?: Readonly<Record<string, string>>;
+  /**
+   * Each service's named ports, where the target allocates them once for the run (a declared
+   * target); absent where services bind port 0 anew at each start (the proxies' upstreams say where).
+   */
+  readonly ports?: Readonly<Record<string, Readonly<Record<string, number>>>>;
   readonly toxiproxy: Toxiproxy;
   readonly toxiproxyUrl: string;
   /** Every service by name (`log`, `processor-1`, `ingress-1`, …). */
@@ -56,7 +67,14 @@ export interface StartedTarget extends AsyncDisposable {
   extraMetricsUrls(): Record<string, string>;
   /** The node currently leading a partition, as the controller says. */
   leaderOf(partition: number): Promise<string | undefined>;
+  /**
+   * When leaderOf found nobody: what each service was asked and said, in one line (a declared
+   * target's probe that never matches is named, not only "no known leader"). Optional.
+   */
+  explainNoLeader?(partition: number): Promise<string>;
   transferLeadership(partition: number, node: string): Promise<void>;
+  /** How long transferLeadership may take, when the target bounds it itself (a declared command's timeoutMs). */
+  readonly transferLeadershipBoundMs?: number;
   /** Starts the processors if they were deferred (clients-before-processors); else no-op. */
   startProcessors(): Promise<void>;
   /**
@@ -82,6 +100,8 @@ export interface StartedTarget extends AsyncDisposable {
 export interface TargetProfile {
   /** How clients speak to this target's ingress. */
   readonly clientApi: ClientApi;
+  /** The target's own client in any protocol: when set, ops go through it, not over HTTP. */
+  readonly clientAdapter?: ClientAdapter;
   /**
    * Canonical signals (limbo metric names) this target cannot provide, with the reason:
    * checkers that need only these are skipped with that reason, never passed or failed.

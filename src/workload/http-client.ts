@@ -3,12 +3,17 @@
 // retries are ops of their own in the history. Failures are thrown as HttpClientError with a
 // stable code so the op layer can tell "never sent" from "unknown". A request may be given up
 // by its client (`giveUpAfterMs`): the socket is destroyed before the answer, as a client
-// that stops waiting does, and the request fails with `gave_up`.
+// that stops waiting does, and the request fails with `gave_up`. A request may be read slowly
+// (`slowRead`, slow-reader.ts): the client pauses its answer's stream, so its socket stops
+// reading and the server's writes meet a full receive window.
 import http from 'node:http';
 import { LimboError } from '../util/errors.js';
 
 export type HttpClientErrorCode =
   'client_timeout' | 'connection_refused' | 'connection_error' | 'aborted' | 'gave_up';
+
+/** How one request's answer is read slowly. */
+export type SlowRead = { readonly bytesPerSec: number } | { readonly pauseMs: number };
 
 export class HttpClientError extends LimboError {
   constructor(
@@ -44,6 +49,8 @@ export interface HttpClient {
       signal?: AbortSignal;
       /** The client stops waiting this long after sending: the socket is destroyed (gave_up). */
       giveUpAfterMs?: number;
+      /** The client reads the answer slowly: a pause once it starts, or a bounded rate. */
+      slowRead?: SlowRead;
     },
   ): Promise<HttpAnswer>;
   close(): void;
@@ -67,15 +74,28 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
           settled = true;
           clearTimeout(timer);
           clearTimeout(giveUp);
+          clearTimeout(readPause);
           req.destroy();
           reject(err);
+        };
+        // A slow read pauses the answer's stream; while paused, the socket stops reading.
+        let readPause: NodeJS.Timeout | undefined;
+        const pauseReading = (res: http.IncomingMessage, ms: number): void => {
+          res.pause();
+          readPause = setTimeout(() => {
+            if (!settled) res.resume();
+          }, ms);
         };
         const req = http.request(url, { method: init.method, headers, agent }, (res) => {
           const chunks: Buffer[] = [];
           let size = 0;
+          const slow = init.slowRead;
+          if (slow !== undefined && 'pauseMs' in slow) pauseReading(res, slow.pauseMs);
           res.on('data', (c: Buffer) => {
             size += c.length;
             if (size <= maxBodyBytes) chunks.push(c);
+            if (slow !== undefined && 'bytesPerSec' in slow)
+              pauseReading(res, (c.length / slow.bytesPerSec) * 1000);
           });
           res.on('error', (err) =>
             fail(new HttpClientError('connection_error', err.message, { cause: err })),
@@ -85,6 +105,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
             settled = true;
             clearTimeout(timer);
             clearTimeout(giveUp);
+            clearTimeout(readPause);
             const text = Buffer.concat(chunks).toString('utf8');
             let body: unknown = undefined;
             if (text !== '') {

@@ -2,14 +2,18 @@
 // An op never throws: an answer that proves nothing happened is `fail` (4xx, 503, connection
 // refused), anything that leaves the outcome unknown is `info` (timeouts, broken connections,
 // 504 and other 5xx), with the invocation id whenever it is known. Paths and ids follow the
-// target's client API (client-api.ts): the reference ingress by default.
+// target's client API (client-api.ts): the reference ingress by default. A target whose
+// clients do not speak HTTP brings a client adapter (client-adapter.ts) instead: the same ops,
+// each performed by the adapter's session, bounded by the same clock.
 // A call, send or counter add may be given up by its client (give-up.ts): the request is
 // abandoned before its answer and recorded as info (code `aborted`: outcome unknown), then,
 // with retry 'same-key', made once more with the same idempotency key as an op of its own.
 import type { Tracer } from '@opentelemetry/api';
 import type { OpKind, OpRequest, OpResponse } from '../run-data/run-data.js';
 import type { Random } from '../util/random.js';
-import { httpRequestOf, referenceClientApi, type ClientApi } from './client-api.js';
+import type { InvocationTarget } from '../protocol/ids.js';
+import { httpRequestOf, referenceClientApi, type ClientApi, type ClientOp } from './client-api.js';
+import { completionOf, type AdapterClient } from './client-adapter.js';
 import { startClientSpan, type ClientSpan } from './client-span.js';
 import type { GiveUpDraws } from './give-up.js';
 import type { Completion, HistoryRecorder } from './history.js';
@@ -31,6 +35,8 @@ export interface OpContext {
   signal?: AbortSignal;
   /** The target's ingress API (default: the reference ingress's). */
   api?: ClientApi;
+  /** The target's client adapter for this client: every op goes through it instead of HTTP. */
+  adapter?: AdapterClient;
   /** Exports one client span per op (service `client`), the root of the op's trace. */
   tracer?: Tracer;
   /** send: wait this long after the send was accepted before attaching (bounded by the abort). */
@@ -39,6 +45,11 @@ export interface OpContext {
   counterHoldMs?: number;
   /** The client's give-up decisions (call, send, counterAdd); absent: it always waits. */
   giveUp?: GiveUpDraws;
+  /**
+   * Invocations the system acknowledged (a call or a send answered ok with its id), with what
+   * they called: the runner attaches to each once more after convergence (finalAttachOp).
+   */
+  acknowledged?: Map<string, Call>;
 }
 
 /** When an op's client gives up: `afterMs` after the op began, i.e. at `atMs` (performance.now). */
@@ -77,7 +88,8 @@ function retriesAfter(ctx: OpContext, c: Completion): boolean {
 
 export { REFERENCE_INVOCATION_ID_HEADER as INVOCATION_ID_HEADER } from './client-api.js';
 
-interface Call {
+/** What an op invokes: the service, its key (or ''), the handler and the body. */
+export interface Call {
   service: string;
   key: string;
   handler: string;
@@ -168,32 +180,84 @@ function invokeTraced(
   return { opId, span };
 }
 
+/** The invocation id an op has before it is sent, if its client can know it. */
+function idFor(ctx: OpContext, target: InvocationTarget, key: string | undefined): string | undefined {
+  return ctx.adapter !== undefined
+    ? ctx.adapter.invocationIdFor(target, key)
+    : apiOf(ctx).invocationIdFor(target, key);
+}
+
+/** The op's request as the history keeps it: the HTTP request, or the op as the adapter got it. */
+function recordedRequest(ctx: OpContext, op: ClientOp): OpRequest {
+  const r =
+    ctx.adapter !== undefined
+      ? {
+          method: op.op,
+          path: `${ctx.adapter.name}:${op.target.service}${op.target.key === '' ? '' : `/${op.target.key}`}/${op.target.handler}`,
+          ...(op.body !== undefined ? { body: op.body } : {}),
+        }
+      : httpRequestOf(apiOf(ctx), op);
+  return { ...r, ...(op.idempotencyKey !== undefined ? { idempotencyKey: op.idempotencyKey } : {}) };
+}
+
+/**
+ * One request of an op through the target's client — HTTP by its API, or its client adapter —
+ * as a completion (never throws). A client that gives up stops waiting at its give-up time.
+ */
+async function ask(
+  ctx: OpContext,
+  op: ClientOp,
+  traceparent: string,
+  withValue: boolean,
+  giveUp: OpGiveUp | undefined,
+): Promise<Completion> {
+  const leftMs = giveUpLeftMs(giveUp);
+  if (ctx.adapter !== undefined) {
+    const r = await ctx.adapter.perform(op, {
+      timeoutMs: ctx.opTimeoutMs,
+      traceparent,
+      ...(ctx.signal !== undefined ? { runSignal: ctx.signal } : {}),
+      ...(leftMs !== undefined ? { giveUpAfterMs: leftMs } : {}),
+    });
+    if ('result' in r) return completionOf(r.result, withValue);
+    if (r.stopped === 'gave_up' && giveUp !== undefined) return gaveUp(giveUp);
+    if (r.stopped === 'timeout')
+      return {
+        type: 'info',
+        error: { code: 'client_timeout', message: `no answer within ${ctx.opTimeoutMs} ms` },
+      };
+    return { type: 'info', error: { code: 'aborted', message: 'request aborted' }, keepOpen: true };
+  }
+  const api = apiOf(ctx);
+  const req = httpRequestOf(api, op);
+  const headers: Record<string, string> = { traceparent };
+  if (op.idempotencyKey !== undefined && op.op !== 'attach') headers['idempotency-key'] = op.idempotencyKey;
+  try {
+    const answer = await ctx.http.request(ctx.baseUrl + req.path, {
+      method: req.method,
+      headers,
+      ...(req.body !== undefined ? { body: req.body } : {}),
+      timeoutMs: ctx.opTimeoutMs,
+      ...(ctx.signal !== undefined ? { signal: ctx.signal } : {}),
+      ...(leftMs !== undefined ? { giveUpAfterMs: leftMs } : {}),
+    });
+    return classify(answer, withValue, api);
+  } catch (err) {
+    return classifyError(err, giveUp);
+  }
+}
+
 async function exchange(
   ctx: OpContext,
   kind: OpKind,
+  op: ClientOp,
   request: OpRequest,
   invocationId: string | undefined,
   withValue = false,
   giveUp?: OpGiveUp,
 ): Promise<Completion> {
   const { opId, span: trace } = invokeTraced(ctx, kind, request, invocationId);
-  let completion: Completion;
-  try {
-    const headers: Record<string, string> = { traceparent: trace.traceparent };
-    if (request.idempotencyKey !== undefined) headers['idempotency-key'] = request.idempotencyKey;
-    const leftMs = giveUpLeftMs(giveUp);
-    const answer = await ctx.http.request(ctx.baseUrl + request.path, {
-      method: request.method,
-      headers,
-      body: request.body,
-      timeoutMs: ctx.opTimeoutMs,
-      signal: ctx.signal,
-      ...(leftMs !== undefined ? { giveUpAfterMs: leftMs } : {}),
-    });
-    completion = classify(answer, withValue, apiOf(ctx));
-  } catch (err) {
-    completion = classifyError(err, giveUp);
-  }
+  const completion = await ask(ctx, op, trace.traceparent, withValue, giveUp);
   finish(ctx, opId, completion, trace);
   return completion;
 }
@@ -216,12 +280,35 @@ export async function callOp(
 ): Promise<Completion> {
   const c = pickCall(ctx.random);
   const giveUp = kind === 'call' ? drawGiveUp(ctx) : undefined;
-  const api = apiOf(ctx);
-  const id = api.invocationIdFor(c, key);
-  const http = httpRequestOf(api, { op: 'call', target: c, body: c.body, idempotencyKey: key });
-  const request: OpRequest = { ...http, idempotencyKey: key };
-  const first = await exchange(ctx, kind, request, id, false, giveUp);
-  return retriesAfter(ctx, first) ? exchange(ctx, kind, request, id) : first;
+  const id = idFor(ctx, c, key);
+  const op: ClientOp = { op: 'call', target: c, body: c.body, idempotencyKey: key };
+  const request = recordedRequest(ctx, op);
+  const first = await exchange(ctx, kind, op, request, id, false, giveUp);
+  const done = retriesAfter(ctx, first) ? await exchange(ctx, kind, op, request, id) : first;
+  acknowledge(ctx, done, c);
+  return done;
+}
+
+/** Notes an invocation the system acknowledged, for the final attach. */
+function acknowledge(ctx: OpContext, c: Completion, call: Call): void {
+  if (c.type === 'ok' && c.invocationId !== undefined) ctx.acknowledged?.set(c.invocationId, call);
+}
+
+/**
+ * The runner's final attach to an invocation the system acknowledged, after convergence: it must
+ * still be there. Recorded as an `attach` op marked final (not client traffic); the system
+ * answering that it does not exist (`fail`: a 404, or the adapter's fail) is an acknowledged
+ * effect lost (acknowledgedEffectsPresent).
+ */
+export function finalAttachOp(ctx: OpContext, invocationId: string, c: Call): Promise<Completion> {
+  const op: ClientOp = { op: 'attach', target: c, body: undefined, invocationId };
+  const request: OpRequest = {
+    ...(ctx.adapter !== undefined
+      ? { method: 'attach', path: `${ctx.adapter.name}:attach/${invocationId}` }
+      : httpRequestOf(apiOf(ctx), op)),
+    final: true,
+  };
+  return exchange(ctx, 'attach', op, request, invocationId);
 }
 
 /**
@@ -242,73 +329,39 @@ async function sendAndAttach(
   key: string,
   giveUp: OpGiveUp | undefined,
 ): Promise<Completion> {
-  const api = apiOf(ctx);
-  const id = api.invocationIdFor(c, key);
-  const request: OpRequest = {
-    ...httpRequestOf(api, { op: 'send', target: c, body: c.body, idempotencyKey: key }),
-    idempotencyKey: key,
-  };
-  const { opId, span: trace } = invokeTraced(ctx, 'send', request, id);
+  const id = idFor(ctx, c, key);
+  const send: ClientOp = { op: 'send', target: c, body: c.body, idempotencyKey: key };
+  const { opId, span: trace } = invokeTraced(ctx, 'send', recordedRequest(ctx, send), id);
   let completion: Completion;
-  let invocationId = id;
-  try {
-    const sendLeftMs = giveUpLeftMs(giveUp);
-    const sent = classify(
-      await ctx.http.request(ctx.baseUrl + request.path, {
-        method: request.method,
-        headers: { 'idempotency-key': key, traceparent: trace.traceparent },
-        body: request.body,
-        timeoutMs: ctx.opTimeoutMs,
-        signal: ctx.signal,
-        ...(sendLeftMs !== undefined ? { giveUpAfterMs: sendLeftMs } : {}),
-      }),
-      false,
-      api,
-    );
-    invocationId = sent.invocationId ?? id;
-    if (sent.type !== 'ok') completion = sent;
-    else if (invocationId === undefined)
-      completion = {
-        ...sent,
-        type: 'info',
-        error: { code: 'bad_response', message: 'the send was accepted without an invocation id' },
-      };
+  const sent = await ask(ctx, send, trace.traceparent, false, giveUp);
+  const invocationId = sent.invocationId ?? id;
+  if (sent.type !== 'ok') completion = { ...sent, ...(invocationId !== undefined ? { invocationId } : {}) };
+  else if (invocationId === undefined)
+    completion = {
+      ...sent,
+      type: 'info',
+      error: { code: 'bad_response', message: 'the send was accepted without an invocation id' },
+    };
+  else {
+    // A client whose give-up falls within its wait to attach stops waiting then, unattached.
+    const leftMs = giveUpLeftMs(giveUp);
+    const attachAfterMs = ctx.attachAfterMs ?? 0;
+    const givesUpFirst = leftMs !== undefined && (leftMs === 0 || leftMs <= attachAfterMs);
+    const waitMs = givesUpFirst ? leftMs : attachAfterMs;
+    if (waitMs > 0) await sleep(waitMs, ctx.signal).catch(() => undefined);
+    if (giveUp !== undefined && givesUpFirst && ctx.signal?.aborted !== true)
+      // Accepted, and the client gave up before attaching: the outcome is unknown to it.
+      completion = gaveUp(giveUp, invocationId);
     else {
-      // A client whose give-up falls within its wait to attach stops waiting then, unattached.
-      const leftMs = giveUpLeftMs(giveUp);
-      const attachAfterMs = ctx.attachAfterMs ?? 0;
-      const givesUpFirst = leftMs !== undefined && (leftMs === 0 || leftMs <= attachAfterMs);
-      const waitMs = givesUpFirst ? leftMs : attachAfterMs;
-      if (waitMs > 0) await sleep(waitMs, ctx.signal).catch(() => undefined);
-      if (giveUp !== undefined && givesUpFirst && ctx.signal?.aborted !== true)
-        // Accepted, and the client gave up before attaching: the outcome is unknown to it.
-        completion = gaveUp(giveUp, invocationId);
-      else {
-        const attachLeftMs = giveUpLeftMs(giveUp);
-        const attach = httpRequestOf(api, { op: 'attach', target: c, body: undefined, invocationId });
-        const attached = classify(
-          await ctx.http.request(ctx.baseUrl + attach.path, {
-            method: attach.method,
-            headers: { traceparent: trace.traceparent },
-            ...(attach.body !== undefined ? { body: attach.body } : {}),
-            timeoutMs: ctx.opTimeoutMs,
-            signal: ctx.signal,
-            ...(attachLeftMs !== undefined ? { giveUpAfterMs: attachLeftMs } : {}),
-          }),
-          false,
-          api,
-        );
-        // The invocation exists once the send was accepted: a failed attach leaves its outcome unknown.
-        completion = attached.type === 'fail' ? { ...attached, type: 'info' } : attached;
-        completion.invocationId = attached.invocationId ?? invocationId;
-      }
+      const attach: ClientOp = { op: 'attach', target: c, body: undefined, invocationId };
+      const attached = await ask(ctx, attach, trace.traceparent, false, giveUp);
+      // The invocation exists once the send was accepted: a failed attach leaves its outcome unknown.
+      completion = attached.type === 'fail' ? { ...attached, type: 'info' } : attached;
+      completion.invocationId = attached.invocationId ?? invocationId;
     }
-  } catch (err) {
-    completion = classifyError(err, giveUp);
-    if (completion.invocationId === undefined && invocationId !== undefined)
-      completion.invocationId = invocationId;
   }
   finish(ctx, opId, completion, trace);
+  acknowledge(ctx, completion, c);
   return completion;
 }
 
@@ -326,39 +379,32 @@ export async function counterAddOp(ctx: OpContext, retries = 1): Promise<Complet
       : undefined;
   const giveUp = drawGiveUp(ctx);
   const key = ctx.nextKey();
-  const api = apiOf(ctx);
   const target = { service: 'Counter', key: counterKey, handler: 'add' };
-  const id = api.invocationIdFor(target, key);
-  const request: OpRequest = {
-    ...httpRequestOf(api, {
-      op: 'counterAdd',
-      target,
-      body: holdMs !== undefined ? { delta, holdMs } : { delta },
-      idempotencyKey: key,
-    }),
+  const id = idFor(ctx, target, key);
+  const op: ClientOp = {
+    op: 'counterAdd',
+    target,
+    body: holdMs !== undefined ? { delta, holdMs } : { delta },
     idempotencyKey: key,
-    counterKey,
-    delta,
   };
-  let c = await exchange(ctx, 'counterAdd', request, id, true, giveUp);
+  const request: OpRequest = { ...recordedRequest(ctx, op), counterKey, delta };
+  let c = await exchange(ctx, 'counterAdd', op, request, id, true, giveUp);
   for (let i = 0; i < retries && c.type === 'info' && ctx.signal?.aborted !== true; i++) {
     if (c.gaveUp === true && !retriesAfter(ctx, c)) break;
-    c = await exchange(ctx, 'counterAdd', request, id, true);
+    c = await exchange(ctx, 'counterAdd', op, request, id, true);
   }
   return c;
 }
 
 export function counterGetOp(ctx: OpContext, counterKey: string, final = false): Promise<Completion> {
-  const request: OpRequest = {
-    ...httpRequestOf(apiOf(ctx), {
-      op: 'counterGet',
-      target: { service: 'Counter', key: counterKey, handler: 'get' },
-      body: {},
-    }),
-    counterKey,
+  const op: ClientOp = {
+    op: 'counterGet',
+    target: { service: 'Counter', key: counterKey, handler: 'get' },
+    body: {},
   };
+  const request: OpRequest = { ...recordedRequest(ctx, op), counterKey };
   if (final) request.final = true;
-  return exchange(ctx, 'counterGet', request, undefined, true);
+  return exchange(ctx, 'counterGet', op, request, undefined, true);
 }
 
 /**

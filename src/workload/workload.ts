@@ -3,10 +3,12 @@
 // run's random stream, so a seed replays the same op mix. Stopping stops new ops and waits a
 // bounded time for the ones in flight; ops still open then stay open in the history (hung).
 // Two behaviours of real clients on top: some give up mid-request (give-up.ts), and open-loop
-// bursts above capacity come on top of the steady load (bursts.ts).
+// bursts above capacity come on top of the steady load (bursts.ts), and some read their answers
+// slowly (slow-reader.ts).
 //
 //   random.fork('client-i') ─▶ pick kind by mix ─▶ op ─▶ history (invoke → ok|fail|info)
 //   random.fork('give-up-i') ─▶ does this op's client give up, and when
+//   random.fork('slow-reader-i') ─▶ does this request's client read its answer slowly
 //   burst clients (numbered after the steady ones) ─▶ ops at bursts.ratePerSec, own sockets
 import { setMaxListeners } from 'node:events';
 import type { Tracer } from '@opentelemetry/api';
@@ -14,8 +16,15 @@ import type { Random } from '../util/random.js';
 import type { HistoryRecorder } from './history.js';
 import { createHttpClient, type HttpClient } from './http-client.js';
 import type { ClientApi } from './client-api.js';
+import { AdapterClient, type ClientAdapter } from './client-adapter.js';
 import { burstAt, burstOpsDue, parseBursts, type BurstPlan, type BurstSpec } from './bursts.js';
 import { giveUpDraws, parseGiveUp, type GiveUpPlan, type GiveUpSpec } from './give-up.js';
+import {
+  parseSlowReaders,
+  slowReadingClient,
+  type SlowReaderPlan,
+  type SlowReaderSpec,
+} from './slow-reader.js';
 import type { OpMix } from './mix.js';
 import {
   callOp,
@@ -24,12 +33,26 @@ import {
   idempotentRetryOp,
   sendOp,
   sendRetryOp,
+  finalAttachOp,
+  type Call,
   type OpContext,
 } from './ops.js';
 
 export type { OpMix, OpMixKind } from './mix.js';
+
+/** The final attaches to acknowledged invocations: this many at a time, all within this bound. */
+const FINAL_ATTACH_PARALLEL = 16;
+const FINAL_ATTACH_BOUND_MS = 20_000;
+/**
+ * A final counter read that fails is asked again (a read has no effect) until one answers ok,
+ * within this bound: a system still settling after the heal (no leader for a while) is given
+ * the time a client would give it before its counters are called unreadable.
+ */
+const FINAL_READ_BOUND_MS = 20_000;
+const FINAL_READ_RETRY_MS = 250;
 export type { GiveUpSpec, GiveUpRetry } from './give-up.js';
 export type { BurstSpec } from './bursts.js';
+export type { SlowReaderSpec } from './slow-reader.js';
 
 export interface WorkloadSpec {
   /** Closed-loop clients (default 8 when no rate is given). */
@@ -67,13 +90,27 @@ export interface WorkloadSpec {
    * (maxRatePerSec) bounds a burst's rate too. Default: none.
    */
   bursts?: BurstSpec;
+  /**
+   * Slow readers: a share of requests whose client reads the answer slowly, pausing first or at
+   * a bounded rate, so the server's writes meet TCP backpressure (slow-reader.ts). Default: none.
+   */
+  slowReaders?: SlowReaderSpec;
 }
 
-/** The checked give-up and burst options of a spec; a UsageError names what is wrong. */
-export function checkWorkloadSpec(spec: WorkloadSpec): { giveUp?: GiveUpPlan; bursts?: BurstPlan } {
+/** The checked give-up, burst and slow-reader options of a spec; a UsageError names what is wrong. */
+export function checkWorkloadSpec(spec: WorkloadSpec): {
+  giveUp?: GiveUpPlan;
+  bursts?: BurstPlan;
+  slowReaders?: SlowReaderPlan;
+} {
   const giveUp = parseGiveUp(spec.giveUp);
   const bursts = parseBursts(spec.bursts);
-  return { ...(giveUp !== undefined ? { giveUp } : {}), ...(bursts !== undefined ? { bursts } : {}) };
+  const slowReaders = parseSlowReaders(spec.slowReaders);
+  return {
+    ...(giveUp !== undefined ? { giveUp } : {}),
+    ...(bursts !== undefined ? { bursts } : {}),
+    ...(slowReaders !== undefined ? { slowReaders } : {}),
+  };
 }
 
 /** Clients a burst's ops are spread over (Jepsen processes numbered after the steady clients). */
@@ -88,6 +125,11 @@ export interface WorkloadOptions extends WorkloadSpec {
   http?: HttpClient;
   /** The target's ingress API (default: the reference ingress's). */
   api?: ClientApi;
+  /**
+   * The target's own client (any protocol): each client gets a session through the client
+   * link of its ingress URL, and every op goes through it instead of HTTP.
+   */
+  adapter?: ClientAdapter;
   /** Exports one client span per op (service `client`): the root of every op's trace. */
   tracer?: Tracer;
 }
@@ -100,8 +142,13 @@ export interface StartedWorkload extends AsyncDisposable {
   drain(drainMs: number): Promise<void>;
   /** Drains for up to `drainMs`, then aborts what is still open (it stays open in the history). */
   stop(drainMs?: number): Promise<void>;
-  /** Reads every counter that got adds once (final reads for exactlyOnce), each bounded. */
-  finalReads(timeoutMs?: number): Promise<void>;
+  /**
+   * After convergence: reads every counter that got adds (for exactlyOnce; a failed read asked
+   * again until one answers ok, all within `readBoundMs`, FINAL_READ_BOUND_MS by default), then attaches once more to
+   * every invocation the system acknowledged (for acknowledgedEffectsPresent); each bounded,
+   * the attaches all within FINAL_ATTACH_BOUND_MS.
+   */
+  finalReads(timeoutMs?: number, readBoundMs?: number): Promise<void>;
   /** Burst ops started so far, and those due while `bursts.maxInFlight` were open (not started). */
   burstOps(): { started: number; skipped: number };
 }
@@ -110,7 +157,7 @@ export const defaultMix: OpMix = { call: 0.5, send: 0.2, counterAdd: 0.2, idempo
 
 export function startWorkload(options: WorkloadOptions): StartedWorkload {
   if (options.baseUrls.length === 0) throw new Error('workload needs at least one ingress URL');
-  const { giveUp, bursts } = checkWorkloadSpec(options);
+  const { giveUp, bursts, slowReaders } = checkWorkloadSpec(options);
   const http = options.http ?? createHttpClient({ maxSockets: Math.max(16, (options.concurrency ?? 0) * 2) });
   const ownsHttp = options.http === undefined;
   const mix = options.mix ?? defaultMix;
@@ -124,17 +171,40 @@ export function startWorkload(options: WorkloadOptions): StartedWorkload {
   );
   let stopping = false;
   const running = new Set<Promise<unknown>>();
+  const sessions = new Set<AdapterClient>();
+  const adapterClient = (process: number, baseUrl: string): AdapterClient | undefined => {
+    if (options.adapter === undefined) return undefined;
+    const s = new AdapterClient(options.adapter, {
+      address: new URL(baseUrl).host,
+      url: baseUrl,
+      client: process,
+    });
+    sessions.add(s);
+    return s;
+  };
+  const closeSessions = async (list: Iterable<AdapterClient>): Promise<void> => {
+    await Promise.all([...list].map((s) => s.close()));
+  };
 
+  // Invocations the system acknowledged, attached to once more by finalReads.
+  const acknowledged = new Map<string, Call>();
   const context = (process: number, client = http): OpContext => {
     let n = 0;
+    const baseUrl = options.baseUrls[Math.abs(process) % options.baseUrls.length]!;
+    const adapter = adapterClient(process, baseUrl);
     return {
-      http: client,
+      http:
+        slowReaders !== undefined
+          ? slowReadingClient(client, slowReaders, options.random.fork(`slow-reader-${process}`))
+          : client,
       history: options.history,
       random: options.random.fork(`client-${process}`),
       process,
-      baseUrl: options.baseUrls[Math.abs(process) % options.baseUrls.length]!,
+      baseUrl,
+      ...(adapter !== undefined ? { adapter } : {}),
       opTimeoutMs,
       counterKeys,
+      acknowledged,
       nextKey: () => `p${process}-${options.random.seed}-${n++}`,
       signal: abort.signal,
       ...(options.api !== undefined ? { api: options.api } : {}),
@@ -258,6 +328,7 @@ export function startWorkload(options: WorkloadOptions): StartedWorkload {
     abort.abort();
     if (ownsHttp) http.close();
     burstHttp?.close();
+    await closeSessions(sessions);
   };
   return {
     counterKeys,
@@ -265,20 +336,46 @@ export function startWorkload(options: WorkloadOptions): StartedWorkload {
     completed: () => options.history.completed(),
     drain,
     stop,
-    finalReads: async (timeoutMs = Math.min(opTimeoutMs, 5000)) => {
+    finalReads: async (timeoutMs = Math.min(opTimeoutMs, 5000), readBoundMs = FINAL_READ_BOUND_MS) => {
       // Only counters something was added to; all read at once, each bounded.
       const used = new Set(
         options.history.ops
           .filter((o) => o.type === 'invoke' && o.kind === 'counterAdd')
           .map((o) => o.request?.counterKey),
       );
-      const reader = createHttpClient({ maxSockets: 4 });
+      const reader = createHttpClient({ maxSockets: FINAL_ATTACH_PARALLEL });
+      const { giveUp: _noGiveUp, ...base } = context(-1);
       try {
-        const { giveUp: _noGiveUp, ...base } = context(-1);
         const ctx: OpContext = { ...base, http: reader, signal: undefined, opTimeoutMs: timeoutMs };
-        await Promise.all(counterKeys.filter((k) => used.has(k)).map((key) => counterGetOp(ctx, key, true)));
+        const readDeadline = Date.now() + readBoundMs;
+        await Promise.all(
+          counterKeys
+            .filter((k) => used.has(k))
+            .map(async (key) => {
+              while ((await counterGetOp(ctx, key, true)).type !== 'ok' && Date.now() < readDeadline)
+                await new Promise((r) => setTimeout(r, FINAL_READ_RETRY_MS));
+            }),
+        );
+        // Then every acknowledged invocation once more, a few at a time, within one bound for
+        // all: what the system acknowledged must still be there once it has converged. Those
+        // the bound leaves unasked are not judged.
+        const queue = [...acknowledged.entries()];
+        const deadline = Date.now() + FINAL_ATTACH_BOUND_MS;
+        let next = 0;
+        await Promise.all(
+          Array.from({ length: FINAL_ATTACH_PARALLEL }, async () => {
+            while (next < queue.length && Date.now() < deadline) {
+              const [invocationId, call] = queue[next++]!;
+              await finalAttachOp(ctx, invocationId, call);
+            }
+          }),
+        );
       } finally {
         reader.close();
+        if (base.adapter !== undefined) {
+          sessions.delete(base.adapter);
+          await closeSessions([base.adapter]);
+        }
       }
     },
     burstOps: () => ({ ...burstCount }),

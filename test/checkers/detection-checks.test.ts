@@ -123,6 +123,12 @@ test('noImpossibleErrors: a final 404 and a 500 the cluster could have served fa
   calls(good, 0, 5000, 100, 20);
   good.op(6000, 6010, 'info', 'call', {}, { response: { status: 504 } }); // the client's deadline: honest
   assert.equal(noImpossibleErrors().check(good.run).verdict, 'pass');
+  // Answers without any HTTP status (a client adapter's) leave it nothing to read: not a pass.
+  const adapter = new RunBuilder();
+  for (let t = 0; t < 2000; t += 100) adapter.op(t, t + 20, 'ok', 'call', {}, { invocationId: `nats:${t}` });
+  const blind = noImpossibleErrors().check(adapter.run);
+  assert.equal(blind.verdict, 'inconclusive', blind.summary);
+  assert.match(blind.summary, /none of the 20 client ops carried an HTTP status/);
   const bad = new RunBuilder();
   bad.op(
     100,

@@ -97,5 +97,42 @@ test('exit codes follow the combined verdict; a failing verdict lists the hung i
     runErrors: [],
   };
   assert.match(formatVerdict(v), /FAIL[\s\S]*inv_00000001_a inv_00000002_b/);
+  // With its run directory, the trace command it prints can be pasted as it is.
+  assert.match(
+    formatVerdict(v, '/runs/leader-kill/1'),
+    /npx limbo trace inv_00000001_a --run \/runs\/leader-kill\/1$/m,
+  );
+  assert.match(formatVerdict(v), /--run <run directory>$/m);
   assert.match(summaryTable([v]), /leader-kill\s+reference:legacy\s+fail\s+10\s+2\s+1\.5/);
+});
+
+test('a suite the target cannot run is shown skipped and neither passes nor spoils the rest; all skipped is inconclusive', async () => {
+  const { summaryTable, formatVerdict, skippedVerdict, verdictOfRuns } = await import('../../src/cli/run.js');
+  const skipped = skippedVerdict('needs-a-log', 'redis', 1, 'replay', 'redis has no link processor-1->log');
+  const passed = { ...skipped, suite: 'runs-here', verdict: 'pass' as const, checks: [] };
+  const failed = { ...passed, suite: 'fails-here', verdict: 'fail' as const };
+  assert.equal(verdictOfRuns([skipped, passed]), 'pass');
+  assert.equal(verdictOfRuns([skipped, passed, failed]), 'fail');
+  assert.equal(verdictOfRuns([skipped]), 'inconclusive');
+  assert.match(formatVerdict(skipped), /^needs-a-log \[redis\] seed 1: SKIPPED$/m);
+  assert.match(
+    formatVerdict(skipped),
+    /skipped +targetSupported: not run on redis: redis has no link processor-1->log/,
+  );
+  const table = summaryTable([skipped, passed]);
+  assert.match(table, /^needs-a-log\s+redis\s+skipped\s/m);
+  assert.match(table, /^runs-here\s+redis\s+pass\s/m);
+  // The command: a folder of suites all skipped on reference starts nothing and exits 3.
+  const dir = mkdtempSync(join(fixtures, 'skipped-'));
+  for (const n of ['a', 'b'])
+    writeFileSync(
+      join(dir, `${n}.ts`),
+      `import { defineSuite, noClientLeftHanging } from 'limbo';
+export default defineSuite({ name: 'skipped-${n}', why: 'skipped on reference', schedule: [], expect: [noClientLeftHanging()], skipOn: { reference: 'not for this target' } });
+`,
+    );
+  const r = limbo('run', dir, '--target', 'reference', '--out', join(dir, 'runs'));
+  assert.equal(r.status, 3, r.stdout + r.stderr);
+  assert.match(r.stdout, /^skipped-a \[reference\] seed \d+: SKIPPED$/m);
+  assert.match(r.stdout, /^nothing ran: every suite was skipped on reference \(inconclusive\)$/m);
 });

@@ -13,7 +13,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { runnerEntry, runnerEntryFiles, type RunnerLibrary } from '../../src/cli/entry.js';
 import { checkerNames } from '../../src/index.js';
 import { findCommand } from '../../src/targets/declarative/validate.js';
-import { mapStack } from '../../src/util/stack-map.js';
+import { mapStack } from '../../src/launch/stack-map.js';
 import { serviceEntryFiles } from '../../src/runtime/process.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));

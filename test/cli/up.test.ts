@@ -1,6 +1,6 @@
 // `limbo up` as a user runs it: a child process that starts the topology, writes up.json,
 // serves until SIGTERM, then leaves no service process and no up.json behind — for the
-// reference cluster and for a declared target (etcd), which says its own services and links.
+// reference cluster and for declared targets (etcd, NATS), which say their own services and links.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -105,6 +105,63 @@ test(
         body: JSON.stringify({ key: Buffer.from('up').toString('base64'), value: 'MQ==' }),
       });
       assert.equal(put.status, 200, await put.text());
+    });
+  },
+);
+
+test('limbo up --target reference-declared prints and writes every service port and every link with its upstream', async () => {
+  await whileUp(['--target', 'reference-declared', '--prometheus', 'off'], async (up, output) => {
+    const services = ['log', 'processor-1', 'processor-2', 'processor-3', 'ingress'];
+    assert.deepEqual(Object.keys(up.ports).sort(), [...services].sort());
+    for (const s of services) {
+      const p = up.ports[s]!;
+      assert.ok(p['main']! > 0 && p['metrics']! > 0, `${s} has its ports`);
+      assert.match(output(), new RegExp(`^ports {8}${s} main=${p['main']} metrics=${p['metrics']}$`, 'm'));
+    }
+    assert.deepEqual(Object.keys(up.links).sort(), Object.keys(up.toxiproxy.proxies).sort());
+    assert.equal(Object.keys(up.links).length, 8);
+    for (const [link, l] of Object.entries(up.links)) {
+      const to = link.split('->')[1]!;
+      assert.equal(l.upstream, `127.0.0.1:${up.ports[to]!['main']}`, `${link} forwards to ${to}'s main port`);
+      assert.match(l.listen, /^127\.0\.0\.1:\d+$/);
+      assert.ok(output().includes(`link         ${link} ${l.listen} → ${l.upstream}`), `${link} printed`);
+    }
+    // The printed client link is the way in: a call through it is answered.
+    const res = await fetch(`http://${up.links['client->ingress']!.listen}/Echo/echo`, {
+      method: 'POST',
+      body: '{"through":"the link"}',
+    });
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { through: 'the link' });
+  });
+});
+
+test(
+  'limbo up --target nats: a client-adapter target prints its client links as addresses (no HTTP ingress), every route link and its upstream',
+  {
+    skip:
+      findCommand('nats-server') === undefined &&
+      'nats-server is not installed (apt-get install nats-server)',
+  },
+  async () => {
+    await whileUp(['--target', 'nats', '--prometheus', 'off'], (up, output) => {
+      const clients = ['nats-1', 'nats-2', 'nats-3'].map((s) => up.links[`client->${s}`]!.listen);
+      assert.match(
+        output(),
+        new RegExp(`^clients {6}${clients.join(' ')} \\(client adapter nats-jetstream\\)$`, 'm'),
+      );
+      assert.doesNotMatch(output(), /^ingress /m);
+      for (const route of ['nats-1->nats-2', 'nats-1->nats-3', 'nats-2->nats-3']) {
+        const l = up.links[route]!;
+        const to = route.split('->')[1]!;
+        assert.equal(
+          l.upstream,
+          `127.0.0.1:${up.ports[to]!['cluster']}`,
+          `${route} forwards to ${to}'s cluster port`,
+        );
+        assert.ok(output().includes(`link         ${route} ${l.listen} → ${l.upstream}`), `${route} printed`);
+      }
+      return Promise.resolve();
     });
   },
 );

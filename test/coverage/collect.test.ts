@@ -87,7 +87,7 @@ test('a clean stop writes the last counts at exit; without the hook nothing is w
     assert.ok((await convertRunCoverage(runDir)) > 0);
     // The graceful stop itself ran, and shows.
     const map = coverageOf(runDir);
-    assert.ok(map.files().includes('src/util/signals.ts'));
+    assert.ok(map.files().includes('src/launch/signals.ts'));
 
     const other = await startLimboService('log', logArgs(plain), { name: 'log' });
     await other.stop();

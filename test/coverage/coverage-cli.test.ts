@@ -47,7 +47,15 @@ test('limbo run --coverage writes coverage.json; limbo coverage prints the files
   for (const file of ['ingress/router.ts', 'log/log-server.ts', 'processor/partition-replica.ts'])
     assert.match(shown.stdout, new RegExp(`^src/services/${file}\\s+\\d+\\.\\d%`, 'm'));
   assert.match(shown.stdout, /^total\s+\d+\.\d%\s+\d+\/\d+\s+\d+\.\d%\s+\d+\/\d+$/m);
-  assert.match(shown.stdout, /branch arm\(s\) no run took, \d+ on error paths/);
+  // The repository's reasons file is read by default: the arms it explains are counted apart.
+  assert.match(
+    shown.stdout,
+    /branch arm\(s\) no run took, [1-9]\d* with a reason in docs\/coverage-reasons\.txt, \d+ listed there as gaps; \d+ with neither, \d+ on error paths/,
+  );
+  assert.match(
+    limbo('coverage', out, '--reasons', 'none').stdout,
+    /branch arm\(s\) no run took, \d+ on error paths/,
+  );
   // The fault space of the run: the leader kill met ops in flight, in a named phase.
   assert.match(shown.stdout, /^fault space over 1 run\(s\) on reference: \d+ cell\(s\) met/m);
   assert.match(shown.stdout, /^ {2}processor \(leader\)\s+kill 1$/m);

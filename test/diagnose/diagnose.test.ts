@@ -97,13 +97,7 @@ function failed(name: string, invocationIds: string[]): CheckResult {
  * processor submit on partition 0 after processor-1 is back; one call is slow; one ok op is not named. */
 function sampleRun(): { b: RunBuilder; checks: CheckResult[]; hung: string[]; slow: string } {
   const b = new RunBuilder();
-  b.run.phases = {
-    startedAtWall: new Date(0).toISOString(),
-    chaosStartMs: 0,
-    chaosEndMs: 8000,
-    healedAtMs: 8000,
-    deadlineMs: 14_000,
-  };
+  b.phases(0, 8000, 14_000);
   b.fault({ fault: 'kill', target: 'processor-1', injectedAtMs: 700, healedAtMs: 3700 });
   b.fault({ fault: 'latency', target: 'ingress->processor-2', injectedAtMs: 9000, healedAtMs: 9500 });
   leader(b, 2, 'processor-1', [
@@ -345,4 +339,157 @@ test('the console prints the top groups after the checks; JUnit failures start w
   assert.ok(xml.includes(`<failure message="why: 1 call slow on partition 0`), xml);
   // A passing run's verdict has no diagnosis field at all.
   assert.equal('diagnosis' in buildVerdict(b.run, [], { durationMs: 1, replay: '' }), false);
+});
+
+test('an op answered with an error stops at the reply its answer came from, not at a span that failed before it asked', () => {
+  const b = new RunBuilder();
+  const id = `${P0}attached`;
+  const t = `t-${id}`;
+  // A send accepted by processor-2, whose handler run fails when processor-2 loses leadership;
+  // the client then attaches, and processor-1, not yet caught up, replies "notFound" (in a trace
+  // of its own: only the invocation id ties it to the op): the client gets a 404.
+  const opId = b.invoke(1000, 'send', {}, id);
+  b.end(opId, 1510, 'info', {
+    invocationId: id,
+    response: { status: 404 },
+    error: { code: 'http_status', message: 'HTTP 404' },
+  });
+  b.run.history.find((o) => o.opId === opId && o.type === 'invoke')!.traceId = t;
+  const client = span(t, 'client', 'client send', 1000, 1510, { [A.invocationId]: id });
+  client.status = { code: 2, message: 'HTTP 404' };
+  const send = span(t, 'ingress-1', 'ingress send', 1001, 1080, { [A.partition]: 0 }, client.spanId);
+  const submit = span(t, 'processor-2', 'processor submit', 1010, 1070, { [A.partition]: 0 }, send.spanId);
+  const run = span(t, 'processor-2', 'invoke Sleep/sleep', 1070, 1110, { [A.partition]: 0 }, submit.spanId);
+  run.status = { code: 2, message: 'leadership lost before the End was proposed' };
+  const attach = span(t, 'ingress-1', 'ingress attach', 1420, 1500, { [A.partition]: 0 }, client.spanId);
+  const attempt = span(t, 'ingress-1', 'ingress get_output attempt', 1421, 1470, {}, attach.spanId);
+  const reply = span('t-other', 'processor-1', 'processor get_output', 1460, 1461, {
+    [A.invocationId]: id,
+    [A.partition]: 0,
+    [A.reply]: 'notFound',
+  });
+  b.run.spans = [client, send, submit, run, attach, attempt, reply];
+  const d = diagnose(b.run, [failed('noImpossibleErrors', [id])]);
+  const op = d?.ops[0];
+  assert.equal(op?.stop?.service, 'processor-1');
+  assert.equal(op?.stop?.span, 'processor get_output');
+  assert.equal(op?.endedWith, 'a "notFound" reply');
+  assert.match(
+    d!.groups[0]!.sentence,
+    /^1 send answered with an impossible error: their answer came from processor-1 "processor get_output" \(partition 0\), which failed with a "notFound" reply;/,
+  );
+  // The attach's span ends a moment after the client saw the answer (two processes' clocks): it
+  // is still the request that carried the answer.
+  attach.endMs = 1515;
+  const skewed = diagnose(b.run, [failed('noImpossibleErrors', [id])]);
+  assert.equal(skewed?.ops[0]?.stop?.span, 'processor get_output');
+  assert.equal(skewed?.ops[0]?.endedWith, 'a "notFound" reply');
+  // A failed span on the answer's path is still where it stopped (the attempt that was not resent).
+  attempt.status = { code: 2, message: 'lost_leadership' };
+  const again = diagnose(b.run, [failed('noImpossibleErrors', [id])]);
+  assert.equal(again?.ops[0]?.stop?.span, 'ingress get_output attempt');
+  assert.equal(again?.ops[0]?.endedWith, 'lost_leadership');
+});
+
+test('a named invocation whose client gave up and retried it: the retry is the bad op, not the request given up on', () => {
+  const { b } = sampleRun();
+  const id = `${P0}retried`;
+  // The client gives up after 40 ms, before its request reached the ingress, and retries under
+  // the same key (same invocation id); the retry hangs in processor-1's submit.
+  const first = b.invoke(6000, 'call', {}, id);
+  b.end(first, 6040, 'info', { invocationId: id, error: { code: 'aborted', message: 'the client gave up' } });
+  b.run.history.find((o) => o.opId === first && o.type === 'invoke')!.traceId = `t-${id}`;
+  const retry = b.invoke(6040, 'call', {}, id);
+  b.run.history.find((o) => o.opId === retry)!.traceId = `t-${id}`;
+  const root = span(`t-${id}`, 'client', 'client call', 6000, 6040, { [A.invocationId]: id });
+  b.run.spans!.push(
+    root,
+    ...trace(id, 'call', 0, 6040, (parent) => [
+      span(`t-${id}`, 'processor-1', 'processor submit', 6100, null, { [A.partition]: 0 }, parent),
+    ]),
+  );
+  const d = diagnose(b.run, [failed('noClientLeftHanging', [id])])!;
+  const ops = d.ops.filter((o) => o.invocationId === id);
+  assert.deepEqual(
+    ops.map((o) => [o.opId, o.stop?.service, o.stop?.span]),
+    [[retry, 'processor-1', 'processor submit']],
+  );
+  // Given up on and never retried: that op is the one named.
+  const alone = new RunBuilder();
+  alone.op(
+    100,
+    140,
+    'info',
+    'call',
+    {},
+    { invocationId: id, error: { code: 'aborted', message: 'gave up' } },
+  );
+  assert.deepEqual(
+    diagnose(alone.run, [failed('noClientLeftHanging', [id])])?.ops.map((o) => o.invocationId),
+    [id],
+  );
+});
+
+test('an op whose client timed out got no answer: it stops where it waited, not at an attempt that failed before', () => {
+  const b = new RunBuilder();
+  const id = `${P0}timedout`;
+  const t = `t-${id}`;
+  const opId = b.invoke(1000, 'call', {}, id);
+  b.end(opId, 6000, 'info', { invocationId: id, error: { code: 'client_timeout', message: 'timed out' } });
+  b.run.history.find((o) => o.opId === opId && o.type === 'invoke')!.traceId = t;
+  // The first attempt is refused (not leader); the resend waits on a processor past the timeout.
+  const client = span(t, 'client', 'client call', 1000, 6000, { [A.invocationId]: id });
+  const call = span(t, 'ingress-1', 'ingress call', 1001, null, { [A.partition]: 0 }, client.spanId);
+  const refused = span(t, 'ingress-1', 'ingress submit attempt', 1002, 1010, {}, call.spanId);
+  refused.status = { code: 2, message: 'not_leader' };
+  const resend = span(t, 'ingress-1', 'ingress submit attempt', 1100, null, { [A.attempt]: 2 }, call.spanId);
+  const submit = span(t, 'processor-2', 'processor submit', 1105, null, { [A.partition]: 0 }, resend.spanId);
+  b.run.spans = [client, call, refused, resend, submit];
+  const op = diagnose(b.run, [failed('noClientLeftHanging', [id])])?.ops[0];
+  assert.equal(op?.problem, 'left hanging');
+  assert.equal(op?.stop?.service, 'processor-2');
+  assert.equal(op?.stop?.span, 'processor submit');
+  assert.equal(op?.endedWith, undefined);
+});
+
+test('a slow op whose processor was killed under it waited at the ingress afterwards, not in the killed span', () => {
+  const b = new RunBuilder();
+  b.phases(0, 16_000, 20_000);
+  b.fault({ fault: 'kill', target: 'processor-1', injectedAtMs: 4300, healedAtMs: 16_000 });
+  const id = `${P0}slowkill`;
+  b.op(4000, 14_000, 'ok', 'call', {}, { invocationId: id });
+  for (const o of b.run.history) o.traceId = `t-${id}`;
+  b.run.spans = trace(id, 'call', 0, 4000, (parent) => {
+    const first = span(
+      `t-${id}`,
+      'ingress-1',
+      'ingress submit attempt',
+      4010,
+      4500,
+      { [A.partition]: 0 },
+      parent,
+    );
+    return [
+      first,
+      // Open for ever: processor-1 was killed at 4.3 s with it in flight.
+      span(`t-${id}`, 'processor-1', 'processor submit', 4020, null, { [A.partition]: 0 }, first.spanId),
+      span(`t-${id}`, 'ingress-1', 'ingress submit attempt', 13_000, 13_900, { [A.partition]: 0 }, parent),
+    ];
+  });
+  // The client's and the ingress's request spans ended with the answer.
+  for (const s of b.run.spans) if (s.name === 'client call' || s.name === 'ingress call') s.endMs = 14_000;
+  const d = diagnose(b.run, [failed('serviceLevels', [id])]);
+  const g = d?.groups[0];
+  assert.deepEqual([g?.service, g?.span, g?.problem], ['ingress-1', 'ingress call', 'slow'], g?.sentence);
+});
+
+test("an op with only its client's span waited for the system's answer: no ingress is assumed", () => {
+  // A declared target exports no spans: the op's own client span is the only hop there is.
+  const { b, checks } = sampleRun();
+  b.run.spans = (b.run.spans ?? []).filter((s) => s.service === 'client');
+  const d = diagnose(b.run, checks)!;
+  const top = d.groups[0]!;
+  assert.equal(top.service, 'client');
+  assert.equal(top.waitingFor, "the system's answer (no span past the client for this op)");
+  assert.doesNotMatch(top.sentence, /ingress/);
 });

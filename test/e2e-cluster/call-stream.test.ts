@@ -6,7 +6,7 @@
 // processor stopped gracefully answers its waiting calls and exits at once.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createProcessorClient, grpc, type ProcessorClient } from '../../src/protocol/grpc.js';
+import { createProcessorClient, grpc, type ProcessorClient } from '../../src/transport/grpc.js';
 import { makeInvocationId, partitionKeyOfInvocation, partitionOf } from '../../src/protocol/ids.js';
 import type { SubmitRequest } from '../../src/protocol/wire.js';
 import { startLimboService } from '../../src/runtime/process.js';

@@ -7,7 +7,7 @@ import { call, TestCluster } from '../helpers/cluster.js';
 import { keysOnPartition } from '../helpers/keys.js';
 import { scrape, sumSamples } from '../../src/telemetry/prom-text.js';
 import type { StartedProcess } from '../../src/runtime/process.js';
-import { createControllerClient } from '../../src/protocol/grpc.js';
+import { createControllerClient } from '../../src/transport/grpc.js';
 
 const hooksUrl = (p: StartedProcess): string => {
   const u = new URL(p.ready.addresses.metrics as string);

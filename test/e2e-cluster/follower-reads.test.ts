@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { call, TestCluster } from '../helpers/cluster.js';
 import { keysOnPartition } from '../helpers/keys.js';
-import { createControllerClient } from '../../src/protocol/grpc.js';
+import { createControllerClient } from '../../src/transport/grpc.js';
 import { scrape, sumSamples } from '../../src/telemetry/prom-text.js';
 
 // The longest delay the log accepts: a call that waited on a batched read would take ≥ 2 s

@@ -15,7 +15,7 @@ import {
   grpc,
   type ControllerClient,
   type LogClient,
-} from '../../src/protocol/grpc.js';
+} from '../../src/transport/grpc.js';
 import { limits } from '../../src/protocol/limits.js';
 
 const PARTITIONS = 2;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLimboService, type StartedProcess } from '../../src/runtime/process.js';
 import { scrape, sumSamples } from '../../src/telemetry/prom-text.js';
-import { createControllerClient } from '../../src/protocol/grpc.js';
+import { createControllerClient } from '../../src/transport/grpc.js';
 import type { PartitionTable } from '../../src/protocol/wire.js';
 
 export interface ClusterOptions {

@@ -28,6 +28,18 @@ export class RunBuilder {
     faults: [],
   };
 
+  /** The run's phases: chaos from `chaosStartMs` to its heal at `healedAtMs`, judged at `deadlineMs`. */
+  phases(chaosStartMs: number, healedAtMs: number, deadlineMs: number): this {
+    this.run.phases = {
+      startedAtWall: new Date(0).toISOString(),
+      chaosStartMs,
+      chaosEndMs: healedAtMs,
+      healedAtMs,
+      deadlineMs,
+    };
+    return this;
+  }
+
   /** Records an invoke at `atMs`; returns the op id. */
   invoke(atMs: number, kind: OpKind, request: Partial<OpRequest> = {}, invocationId?: string): number {
     const opId = this.nextOp++;

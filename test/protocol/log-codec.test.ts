@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import * as protoLoader from '@grpc/proto-loader';
-import { protoLoaderOptions, serviceDefinitions } from '../../src/protocol/grpc.js';
+import { protoLoaderOptions, serviceDefinitions } from '../../src/transport/grpc.js';
 
 const protoPath = fileURLToPath(new URL('../../../src/protocol/limbo.proto', import.meta.url));
 const theirs = (protoLoader.loadSync(protoPath, protoLoaderOptions)['limbo.v1.Log'] ?? {}) as Record<

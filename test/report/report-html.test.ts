@@ -2,8 +2,12 @@
 // spans.jsonl, report.html), opens the report from file:// in Debian's Chromium through
 // playwright-core, and checks what a user would see — charts drawn, fault windows shaded and
 // listed, the verdict table equal to verdict.json, the hung invocation's waterfall, the "Why
-// it failed" panel of the run's diagnosis (its link scrolls to the example op's waterfall) —
-// with no console error and no request but the file itself. Saves artifacts/report.png.
+// it failed" panel of the run's diagnosis (its link scrolls to the example op's waterfall), the
+// Fault space grid and the Code coverage panel's hint — with no console error and no request but
+// the file itself. Then the report a real short run made with --coverage wrote: its fault space
+// grid (met cells with their phases, kinds never met) and its code coverage (bars as long as
+// their figures, the total, error paths first). Saves artifacts/report.png,
+// artifacts/report-fault-space.png and artifacts/report-coverage.png.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +27,8 @@ import {
 } from '../../src/checkers/index.js';
 import { diagnose } from '../../src/diagnose/index.js';
 import { buildVerdict, writeReport, type VerdictFile } from '../../src/report/write-report.js';
+import { faultSpaceFile, readFaultSpace } from '../../src/coverage/fault-space.js';
+import { reportRun } from '../helpers/report-run.js';
 import { HUNG_INVOCATION, SLOW_INVOCATION, sampleRun, sampleSpans } from './sample-run.js';
 
 const CHROMIUM = process.env.LIMBO_CHROMIUM ?? '/usr/bin/chromium';
@@ -140,6 +146,9 @@ test(
       rmSync(userDataDir, { recursive: true, force: true });
     });
     writeSampleRunDir(dir, true);
+    // A real run with --coverage, made before Chromium starts (the run blocks this process).
+    const real = reportRun();
+    const realUrl = pathToFileURL(join(real.runDir, 'report.html')).href;
     const verdict = JSON.parse(readFileSync(join(dir, 'verdict.json'), 'utf8')) as VerdictFile;
     const reportUrl = pathToFileURL(join(dir, 'report.html')).href;
 
@@ -260,6 +269,19 @@ test(
     );
     await page.evaluate('window.scrollTo(0, 0)');
 
+    // the fault space of the sample run (worked out from its faults: it has no fault-space.json)
+    // and, without coverage.json, the command that measures its coverage
+    assert.equal(await page.locator('#fault-space-grid').isVisible(), true);
+    assert.deepEqual(
+      await page.evaluate<string[]>(
+        `[...document.querySelectorAll('#fault-space-grid tr.fs-subject')].map((r) => r.dataset.subject)`,
+      ),
+      ['peer link ingress->processor', 'processor (leader)'],
+    );
+    assert.equal(await page.locator('#code-coverage').getAttribute('data-state'), 'absent');
+    assert.equal(await page.locator('#coverage-command').isVisible(), true);
+    assert.equal(await page.locator('#coverage-command').textContent(), `${verdict.replay} --coverage`);
+
     // evidence is collapsed until opened
     const failing = page.locator('#checks tr.check[data-verdict="fail"]').first();
     const evidence = failing.locator('details.evidence');
@@ -329,9 +351,86 @@ test(
     await page.screenshot({ path: join(ARTIFACTS, 'report-top.png') });
     t.diagnostic(`screenshots: ${join(ARTIFACTS, 'report.png')}, ${join(ARTIFACTS, 'report-top.png')}`);
 
+    // the real run's report: the fault space grid and the measured code coverage
+    await page.setViewportSize({ width: 1400, height: 1000 });
+    await page.goto(realUrl, { waitUntil: 'load', timeout: 30_000 });
+    await waitFor(page, `document.body.dataset.chartsReady !== undefined`);
+    const space = readFaultSpace(join(real.runDir, faultSpaceFile));
+    const grid = page.locator('#fault-space-grid');
+    await grid.scrollIntoViewIfNeeded();
+    assert.equal(await grid.isVisible(), true);
+    assert.deepEqual(
+      await page.evaluate<string[]>(
+        `[...document.querySelectorAll('#fault-space-grid tr.fs-subject')].map((r) => r.dataset.subject)`,
+      ),
+      ['processor', 'processor (leader)', 'storage link processor->log'],
+    );
+    const killed = grid.locator('tr[data-subject="processor (leader)"] td[data-fault="kill"]');
+    assert.equal(await killed.getAttribute('data-state'), 'met');
+    assert.deepEqual(
+      await Promise.all((await killed.locator('li').all()).map((li) => li.getAttribute('data-phase'))),
+      space.cells.filter((c) => c.fault === 'kill' && c.subject === 'processor (leader)').map((c) => c.phase),
+    );
+    assert.equal(await killed.locator('li').first().isVisible(), true);
+    // the kinds this run never put on a subject: shown, hatched, in the cells they belong to
+    const never = grid.locator('td.fs-never');
+    assert.equal(await never.count(), 2);
+    for (const cell of await never.all()) {
+      assert.equal(await cell.isVisible(), true);
+      assert.equal(await cell.textContent(), 'never');
+      assert.match(
+        await cell.evaluate(
+          (el) =>
+            (
+              globalThis as unknown as { getComputedStyle(e: unknown): { backgroundImage: string } }
+            ).getComputedStyle(el).backgroundImage,
+        ),
+        /repeating-linear-gradient/,
+      );
+    }
+    assert.equal(
+      await grid.locator('tr[data-subject="processor"] td[data-fault="kill"]').getAttribute('data-state'),
+      'never',
+    );
+    // code coverage: a row a file of src/services/, each bar as long as its figure, the total,
+    // and the unreached arms with an error path first
+    const files = page.locator('#coverage-files tbody tr.cov-file');
+    assert.ok((await files.count()) > 10, `${await files.count()} files`);
+    assert.equal(
+      await page
+        .locator('#coverage-files tr.cov-file[data-file="src/services/ingress/router.ts"]')
+        .isVisible(),
+      true,
+    );
+    const bars = await page.evaluate<{ shown: number; drawn: number }[]>(
+      `[...document.querySelectorAll('#coverage-files td.cov-cell')].filter((td) => td.querySelector('.cov-bar')).map((td) => {
+        const bar = td.querySelector('.cov-bar'), fill = bar.firstElementChild;
+        return { shown: parseFloat(td.previousElementSibling.textContent), drawn: (100 * fill.getBoundingClientRect().width) / bar.clientWidth };
+      })`,
+    );
+    assert.ok(bars.length > 20, `${bars.length} bars`);
+    for (const b of bars) assert.ok(Math.abs(b.shown - b.drawn) < 2, `bar ${b.drawn}% for ${b.shown}%`);
+    assert.ok(
+      bars.some((b) => b.drawn > 50),
+      'some bar is drawn',
+    );
+    assert.match(
+      (await page.locator('#coverage-total').textContent()) ?? '',
+      /^total\d+\.\d%\d+\/\d+\d+\.\d%\d+\/\d+$/,
+    );
+    const firstArm = page.locator('#coverage-unreached tr.unreached').first();
+    assert.equal(await firstArm.getAttribute('class'), 'unreached error-path');
+    assert.equal(await firstArm.locator('.badge').textContent(), 'error');
+    assert.equal(await firstArm.isVisible(), true);
+    await page.locator('#fault-space').screenshot({ path: join(ARTIFACTS, 'report-fault-space.png') });
+    await page.locator('#code-coverage').screenshot({ path: join(ARTIFACTS, 'report-coverage.png') });
+    t.diagnostic(
+      `screenshots: ${join(ARTIFACTS, 'report-fault-space.png')}, ${join(ARTIFACTS, 'report-coverage.png')}`,
+    );
+
     assert.deepEqual(problems, []);
     assert.deepEqual(
-      requests.filter((u) => u !== reportUrl && u !== cleanUrl),
+      requests.filter((u) => u !== reportUrl && u !== cleanUrl && u !== realUrl),
       [],
       'the report fetched something',
     );

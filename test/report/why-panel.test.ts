@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { pendingDrains } from '../../src/checkers/index.js';
 import { diagnose } from '../../src/diagnose/index.js';
 import { metricNames, spanAttributes as A } from '../../src/protocol/names.js';
 import { escapeHtml } from '../../src/report/html-escape.js';
@@ -58,13 +59,7 @@ function failed(name: string, invocationIds: string[]): CheckResult {
  */
 function failingRun(): { b: RunBuilder; checks: CheckResult[]; sends: string[] } {
   const b = new RunBuilder();
-  b.run.phases = {
-    startedAtWall: new Date(0).toISOString(),
-    chaosStartMs: 0,
-    chaosEndMs: 8000,
-    healedAtMs: 8000,
-    deadlineMs: 14_000,
-  };
+  b.phases(0, 8000, 14_000);
   b.fault({
     fault: 'kill',
     target: EVIL_TARGET,
@@ -316,4 +311,26 @@ test('a passing run, or a failing one without a diagnosis, has no panel; writeRe
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('a failed check that names no op but its moment: the panel says why in its sentence, with no op groups', () => {
+  const b = new RunBuilder();
+  b.phases(1000, 6000, 9000);
+  b.op(100, 200, 'ok', 'call');
+  b.fault({ fault: 'reset_peer', target: EVIL_TARGET, injectedAtMs: 2000, healedAtMs: 4000 });
+  const points: [number, number][] = [];
+  for (let t = 0; t <= 9000; t += 250) points.push([t, t < 2500 ? 0 : 2]);
+  b.sample('ingress-1', metricNames.ingressPendingRequests, {}, points);
+  const checks = [pendingDrains({ metrics: [metricNames.ingressPendingRequests] }).check(b.run)];
+  assert.equal(checks[0]!.verdict, 'fail', checks[0]!.summary);
+  const diagnosis = diagnose(b.run, checks);
+  const finding = diagnosis?.findings?.[0];
+  assert.ok(diagnosis !== undefined && finding !== undefined);
+  const html = renderReportHtml({ run: b.run, verdicts: checks, spans: [], replayCommand: 'x', diagnosis });
+  const shown = panel(html);
+  assert.ok(shown !== undefined, 'a finding alone makes the panel');
+  assert.ok(shown.includes(escapeHtml(finding.sentence)), shown);
+  assert.match(shown, /data-check="pendingDrains"/);
+  assert.doesNotMatch(shown, /class="why-group"|bad op\(s\)/);
+  assert.doesNotMatch(html, /<script>alert\(1\)/, 'the fault target is escaped');
 });

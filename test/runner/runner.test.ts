@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import { pairOps } from '../../src/run-data/run-data.js';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -167,12 +168,25 @@ test('a suite run goes through every phase and writes a passing run directory', 
   );
   assert.ok(res.run.series.some((s) => s.service === 'runner' && s.name === 'limbo_workload_pending'));
   assert.ok(res.verdict.ops.total > 10);
-  const finalReads = res.run.history.filter((o) => o.type === 'invoke' && o.request?.final === true);
+  // The runner's final reads: one of each counter that got adds, then an attach to each
+  // invocation a call or send saw acknowledged with its id.
+  const finals = res.run.history.filter((o) => o.type === 'invoke' && o.request?.final === true);
   const added = new Set(
     res.run.history.filter((o) => o.kind === 'counterAdd').map((o) => o.request?.counterKey),
   );
   assert.ok(added.size > 0);
-  assert.equal(finalReads.length, added.size);
+  assert.equal(finals.filter((o) => o.kind === 'counterGet').length, added.size);
+  const acknowledged = new Set(
+    pairOps(res.run.history)
+      .filter((p) => p.end?.type === 'ok' && p.invoke.request?.final !== true)
+      .filter((p) => ['call', 'send', 'idempotentRetry'].includes(p.invoke.kind))
+      .map((p) => p.end?.invocationId ?? p.invoke.invocationId),
+  );
+  assert.deepEqual(
+    new Set(finals.filter((o) => o.kind === 'attach').map((o) => o.invocationId)),
+    acknowledged,
+  );
+  assert.equal(finals.length, added.size + acknowledged.size);
 });
 
 test('a system that stops answering during chaos fails with the hung invocation ids', async (t) => {

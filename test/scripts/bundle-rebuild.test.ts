@@ -24,7 +24,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleIfCurrent } from '../../src/util/bundle.js';
+import { bundleIfCurrent } from '../../src/launch/bundle.js';
 
 const repo = fileURLToPath(new URL('../../..', import.meta.url));
 

@@ -3,7 +3,7 @@
 // deadline — against a real `limbo serve log` process (paused with SIGSTOP for the deadline).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createLogClient, grpc, type LogClient } from '../../src/protocol/grpc.js';
+import { createLogClient, grpc, type LogClient } from '../../src/transport/grpc.js';
 import type { StartedProcess } from '../../src/runtime/process.js';
 import { collectEntries, grpcAddress, startLog, tempDir } from './log-harness.js';
 

@@ -2,7 +2,7 @@
 // back in order; a tailing reader sees new records as they land.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createLogClient, type LogClient } from '../../src/protocol/grpc.js';
+import { createLogClient, type LogClient } from '../../src/transport/grpc.js';
 import type { StartedProcess } from '../../src/runtime/process.js';
 import { collectEntries, grpcAddress, metricValue, startLog, tempDir } from './log-harness.js';
 

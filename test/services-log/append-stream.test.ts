@@ -4,7 +4,7 @@
 // UNAVAILABLE and the next append opens a new stream to the restarted log; close() cancels.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createLogClient, grpc } from '../../src/protocol/grpc.js';
+import { createLogClient, grpc } from '../../src/transport/grpc.js';
 import type { AppendBatchRequest, AppendBatchResponse } from '../../src/protocol/wire.js';
 import { crash, grpcAddress, sleep, startLog, tempDir } from './log-harness.js';
 

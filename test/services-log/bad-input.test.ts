@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createControllerClient, createLogClient, grpc, type LogClient } from '../../src/protocol/grpc.js';
+import { createControllerClient, createLogClient, grpc, type LogClient } from '../../src/transport/grpc.js';
 import type { StartedProcess } from '../../src/runtime/process.js';
 import { collectEntries, grpcAddress, runLogExpectingExit, startLog, tempDir } from './log-harness.js';
 

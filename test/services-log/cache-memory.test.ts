@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { PartitionLog } from '../../src/services/log/partition-log.js';
 import { silentLogger } from '../../src/telemetry/logger.js';
-import { collectGarbage } from '../../src/util/gc.js';
+import { collectGarbage } from '../../src/launch/gc.js';
 import { recordOf, tempDir } from './log-harness.js';
 
 /** A partition file in a fresh folder with a cache bound of `maxCachedBytes`. */

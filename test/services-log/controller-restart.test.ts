@@ -3,7 +3,7 @@
 // epoch; epochs never go backwards.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createControllerClient } from '../../src/protocol/grpc.js';
+import { createControllerClient } from '../../src/transport/grpc.js';
 import type { PartitionTable } from '../../src/protocol/wire.js';
 import { crash, FakeProcessor, grpcAddress, sleep, startLog, TableWatch, tempDir } from './log-harness.js';
 

@@ -2,7 +2,7 @@
 // while nobody can lead); the first replica back takes it with epoch + 1.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createControllerClient } from '../../src/protocol/grpc.js';
+import { createControllerClient } from '../../src/transport/grpc.js';
 import { FakeProcessor, grpcAddress, startLog, TableWatch, tempDir } from './log-harness.js';
 
 const FAILURE_TIMEOUT_MS = 1000;

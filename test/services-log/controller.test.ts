@@ -3,7 +3,7 @@
 // TransferLeadership moving exactly one partition, and epochs surviving a restart.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createControllerClient, grpc, type ControllerClient } from '../../src/protocol/grpc.js';
+import { createControllerClient, grpc, type ControllerClient } from '../../src/transport/grpc.js';
 import type { PartitionTable } from '../../src/protocol/wire.js';
 import type { StartedProcess } from '../../src/runtime/process.js';
 import { FakeProcessor, grpcAddress, metricValue, startLog, TableWatch, tempDir } from './log-harness.js';

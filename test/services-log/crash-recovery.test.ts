@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createLogClient } from '../../src/protocol/grpc.js';
+import { createLogClient } from '../../src/transport/grpc.js';
 import { collectEntries, crash, grpcAddress, sleep, startLog, tempDir } from './log-harness.js';
 
 test('kill -9 during acknowledged appends: every acknowledged record survives, in order', async () => {

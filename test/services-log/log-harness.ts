@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ControllerClient, grpc } from '../../src/protocol/grpc.js';
+import type { ControllerClient, grpc } from '../../src/transport/grpc.js';
 import type { LogEntry, PartitionTable, ReadResponse } from '../../src/protocol/wire.js';
 import { limboCommand, startLimboService, type StartedProcess } from '../../src/runtime/process.js';
 

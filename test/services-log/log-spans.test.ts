@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLogClient, grpc } from '../../src/protocol/grpc.js';
+import { createLogClient, grpc } from '../../src/transport/grpc.js';
 import { startLogServer, type StartedLogServer } from '../../src/services/log/log-server.js';
 import { startOtlpReceiver, type StartedOtlpReceiver } from '../../src/observe/otlp-receiver.js';
 import { SPAN_LEDGER_ENV } from '../../src/telemetry/tracing.js';

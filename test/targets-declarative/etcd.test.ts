@@ -6,18 +6,10 @@
 // LIMBO_ETCD_REQUIRED=1 (.ci/run sets it).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { loadSuite } from '../../src/runner/load-suites.js';
-import { runSuite } from '../../src/runner/run-suite.js';
-import { resolveTarget } from '../../src/targets/registry.js';
 import { findCommand } from '../../src/targets/declarative/validate.js';
-import type { StartedTarget, Target } from '../../src/targets/target.js';
 import { processRuns } from '../helpers/process-state.js';
+import { runOnDeclared } from '../helpers/declared-run.js';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
 const required = process.env['LIMBO_ETCD_REQUIRED'] === '1';
 const installed = findCommand('etcd') !== undefined;
 
@@ -35,25 +27,13 @@ test(
   'etcd: cutting the peer link into the leader moves leadership; every call ends, every effect once, nothing left running',
   { skip: !installed && 'etcd is not installed (apt-get install etcd-server etcd-client)' },
   async (t) => {
-    const out = mkdtempSync(join(tmpdir(), 'limbo-etcd-'));
-    t.after(() => rmSync(out, { recursive: true, force: true }));
-    const { suite } = await loadSuite(join(root, 'chaos', 'peers', 'leader-inbound-cut.ts'));
-    const etcd = await resolveTarget('etcd');
-    let started: StartedTarget | undefined;
-    let leaderAtStart: string | undefined;
-    let pids: number[] = [];
-    const target: Target = {
-      name: etcd.name,
-      ...(etcd.profile !== undefined ? { profile: etcd.profile } : {}),
-      start: async (topology, ctx) => {
-        started = await etcd.start(topology, ctx);
-        leaderAtStart = await started.leaderOf(0);
-        pids = [...started.services.values()].flatMap((s) => s.pid() ?? []);
-        return started;
-      },
-    };
-    const res = await runSuite(suite, { target, seed: 11, outRoot: out, replay: 'test', trace: false });
-    assert.ok(started !== undefined);
+    const { res, started, leaderAtStart, pids } = await runOnDeclared(
+      t,
+      'etcd',
+      'chaos/peers/leader-inbound-cut.ts',
+      11,
+    );
+    assert.ok(started);
     assert.match(leaderAtStart ?? '', /^etcd-[123]$/, 'a leader was known once the target was ready');
     assert.equal(pids.length, 3, 'three etcd members ran');
 

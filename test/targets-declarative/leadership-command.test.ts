@@ -7,28 +7,29 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { declarativeTarget } from '../../src/targets/declarative/target.js';
 import { DeclarationError, validateDeclaration } from '../../src/targets/declarative/validate.js';
+import { listenerService } from '../helpers/toy-declaration.js';
+import type { StartedTarget } from '../../src/targets/target.js';
+import { selectServices } from '../../src/faults/selectors.js';
+import { FaultError } from '../../src/faults/fault.js';
+import { createRandom } from '../../src/util/random.js';
 
 /** Two processors, each a TCP listener on its own port (node), asked who leads by `leadership`. */
 function toy(leadership: Record<string, unknown>): Record<string, unknown> {
-  const member = (n: number) => ({
-    name: `svc-${n}`,
-    role: 'processor',
-    command: process.execPath,
-    args: ['-e', "require('net').createServer().listen(Number(process.argv[1]), '127.0.0.1')", '{{port:p}}'],
-    ports: ['p'],
-    ready: { tcp: '127.0.0.1:{{port:p}}' },
-  });
   return {
     name: 'toy',
     about: 'two listeners',
-    services: [member(1), member(2)],
+    services: [listenerService(1), listenerService(2)],
     links: [{ from: 'client', to: 'svc-1', port: 'p' }],
     client: { api: 'reference', probe: false },
     leadership,
   };
 }
 
-async function leaderOf(leadership: Record<string, unknown>): Promise<string | undefined> {
+/** The toy started with `leadership`, `use` given it, then everything stopped and removed. */
+async function withToy<T>(
+  leadership: Record<string, unknown>,
+  use: (started: StartedTarget) => Promise<T>,
+): Promise<T> {
   const runDir = mkdtempSync(join(tmpdir(), 'limbo-lead-cmd-'));
   try {
     const started = await declarativeTarget(validateDeclaration(toy(leadership), 'toy.json')).start(
@@ -36,7 +37,7 @@ async function leaderOf(leadership: Record<string, unknown>): Promise<string | u
       { runDir },
     );
     try {
-      return await started.leaderOf(0);
+      return await use(started);
     } finally {
       await started.stop();
     }
@@ -44,6 +45,9 @@ async function leaderOf(leadership: Record<string, unknown>): Promise<string | u
     rmSync(runDir, { recursive: true, force: true });
   }
 }
+
+const leaderOf = (leadership: Record<string, unknown>): Promise<string | undefined> =>
+  withToy(leadership, (started) => started.leaderOf(0));
 
 test('leadership by exit status: the service whose command exits 0 leads', async () => {
   const lead = await leaderOf({
@@ -95,4 +99,69 @@ test('a bad leadership command is named: not found, args not strings, unknown po
   );
   assert.match(problems({ command: 'true', timeout: 5 }), /leadership\.timeout/);
   assert.match(problems({ command: 'true', leaderWhen: { jsonPath: 'a' } }), /give equalsJsonPath or equals/);
+});
+
+test('a probe that never says "I lead" is named: a fault on leaderOf says what each service answered', async () => {
+  const probe = {
+    command: process.execPath,
+    args: [
+      '-e',
+      "console.log(JSON.stringify({ cluster: { leader: 'node-' + process.argv[1] } }))",
+      '{{name}}',
+    ],
+    leaderWhen: { jsonPath: 'cluster.leader', equals: '{{name}}' },
+  };
+  await withToy(probe, async (started) => {
+    const why = await started.explainNoLeader?.(0);
+    assert.equal(
+      why,
+      'asked the leadership command for partition 0: ' +
+        'svc-1: exit 0, cluster.leader is "node-svc-1", leads when "svc-1"; ' +
+        'svc-2: exit 0, cluster.leader is "node-svc-2", leads when "svc-2"',
+    );
+    const err = await selectServices(
+      { target: started, toxiproxy: started.toxiproxy, random: createRandom(1) },
+      { kind: 'leaderOf', partition: 0 },
+    ).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof FaultError, String(err));
+    assert.equal(err.message, `partition 0 has no known leader (${why})`);
+  });
+});
+
+test('a leadership command that fails says its exit and last error line', async () => {
+  const probe = {
+    command: process.execPath,
+    args: ['-e', 'console.error("connection refused"); process.exit(3)'],
+  };
+  assert.equal(
+    await withToy(probe, (started) => started.explainNoLeader?.(0) ?? Promise.resolve(undefined)),
+    'asked the leadership command for partition 0: svc-1: exit 3: connection refused; svc-2: exit 3: connection refused',
+  );
+});
+
+test('a command that exits its declared noAnswerExit gave no answer (no sample), not "not me"', async () => {
+  // svc-1 cannot reach its node (exit 7, declared as no answer); svc-2 answers "not me" (exit 1).
+  const probe = {
+    command: process.execPath,
+    args: ['-e', "console.error('timed out'); process.exit(process.argv[1] === 'svc-1' ? 7 : 1)", '{{name}}'],
+    noAnswerExit: 7,
+  };
+  assert.equal(
+    await withToy(probe, (started) => started.explainNoLeader?.(0) ?? Promise.resolve(undefined)),
+    'asked the leadership command for partition 0: svc-1: no answer (exit 7: timed out); svc-2: exit 1: timed out',
+  );
+  const problems = (noAnswerExit: unknown): string => {
+    try {
+      validateDeclaration(toy({ command: 'true', noAnswerExit }), 'toy.json');
+    } catch (err) {
+      return String(err);
+    }
+    return 'accepted';
+  };
+  assert.match(problems(0), /leadership\.noAnswerExit: must be an exit code from 1 to 255/);
+  assert.match(problems('7'), /leadership\.noAnswerExit/);
+  assert.equal(problems(7), 'accepted');
 });

@@ -17,6 +17,7 @@ import {
 } from '../../src/targets/declarative/target.js';
 import { UsageError } from '../../src/util/errors.js';
 import { scheduleRequirements } from '../../src/faults/selectors.js';
+import { followerLag } from '../../src/faults/follower-lag.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -70,6 +71,16 @@ test('a bad declaration names the bad field', () => {
   const unknownField = good();
   (unknownField['services'] as Record<string, unknown>[])[0]!['commnd'] = 'x';
   assert.match(problemsOf(unknownField), /services\[0\] \(svc\)\.commnd: unknown field/);
+
+  const badGrace = good();
+  (badGrace['services'] as Record<string, unknown>[])[0]!['stopGraceMs'] = -1;
+  assert.match(
+    problemsOf(badGrace),
+    /services\[0\] \(svc\)\.stopGraceMs: must be a whole number of ms from 0 to 600000/,
+  );
+  const grace = good();
+  (grace['services'] as Record<string, unknown>[])[0]!['stopGraceMs'] = 12_000;
+  assert.equal(validateDeclaration(grace, 'toy.json').services[0]!.stopGraceMs, 12_000);
 
   const badLink = good();
   badLink['links'] = [
@@ -144,6 +155,15 @@ test('suites a declaration cannot serve are named with the reason', () => {
     unsupportedBy(d, scheduleRequirements([{ name: 'kill', describe: 'randomOf(processor)' }])) ?? '',
     /no processor service/,
   );
+  // follower-lag slows the followers' reads of a log service: it needs a leader, processors and
+  // a service named log; this declaration has no log, so a suite using it is skipped.
+  const lag = scheduleRequirements([followerLag({ partition: 0, latencyMs: 800 })]);
+  assert.deepEqual(lag, [
+    { kind: 'leader' },
+    { kind: 'role', role: 'processor' },
+    { kind: 'service', name: 'log' },
+  ]);
+  assert.match(unsupportedBy(d, lag.slice(2)) ?? '', /no service log/);
   assert.equal(unsupportedBy(d, scheduleRequirements([{ name: 'kill', describe: 'svc' }])), undefined);
   assert.equal(
     unsupportedBy(d, scheduleRequirements([{ name: 'latency', describe: 'client->svc' }])),
@@ -246,7 +266,8 @@ test('declared service levels are checked and reach the profile; link kinds must
   assert.equal(profileOf(validateDeclaration(good(), 'toy.json')).slo, undefined);
   assert.match(
     problemsOf({ ...good(), slo: { failoverMs: 4000 } }),
-    /slo\.p99DuringFaultMs: must be a positive number of ms/,
+    // both missing levels say the same: one line naming the two fields
+    /must be a positive number of ms \(in slo\.p99DuringFaultMs, slo\.recoveryAfterHealMs\)/,
   );
   assert.match(problemsOf({ ...good(), slo: { ...slo, p99: 3 } }), /slo\.p99/);
   const kinds = good();

@@ -154,13 +154,25 @@ test('every partition has exactly one leader, and each node reports the same lea
 
 test('metrics on every real fabric port: partitions, leaders, ingress requests', async () => {
   const c = cluster();
-  let leaders = 0;
-  for (const url of c.metricsUrls) {
-    const samples = await scrape(url);
-    assert.equal(sumSamples(samples, 'restate_num_partitions'), PARTITIONS);
-    assert.equal(sumSamples(samples, 'restate_failure_detector_nodes_total', { state: 'alive' }), 3);
-    assert.ok(sumSamples(samples, 'restate_ingress_requests_total', { status: 'completed' }) > 0);
-    leaders += sumSamples(samples, 'restate_num_active_partition_leaders');
+  // The nodes are scraped one after another and each updates its leader gauge on its own:
+  // while a partition's leadership settles, the old leader may still count it when the new
+  // one already does. Scrape until the three gauges add up (bounded), then judge the last
+  // scrape.
+  const scrapeAll = async (): Promise<number> => {
+    let leaders = 0;
+    for (const url of c.metricsUrls) {
+      const samples = await scrape(url);
+      assert.equal(sumSamples(samples, 'restate_num_partitions'), PARTITIONS);
+      assert.equal(sumSamples(samples, 'restate_failure_detector_nodes_total', { state: 'alive' }), 3);
+      assert.ok(sumSamples(samples, 'restate_ingress_requests_total', { status: 'completed' }) > 0);
+      leaders += sumSamples(samples, 'restate_num_active_partition_leaders');
+    }
+    return leaders;
+  };
+  let leaders = await scrapeAll();
+  for (const deadline = Date.now() + 15_000; leaders !== PARTITIONS && Date.now() < deadline;) {
+    await sleep(250);
+    leaders = await scrapeAll();
   }
   assert.equal(leaders, PARTITIONS, 'the leader gauges of the three nodes add up to the partition count');
 });

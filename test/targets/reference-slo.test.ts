@@ -6,7 +6,7 @@ import { referenceServiceLevels } from '../../src/targets/reference.js';
 import { processorDefaults } from '../../src/services/processor/processor.js';
 import { logServerDefaults } from '../../src/services/log/log-server.js';
 import { Backoff } from '../../src/util/backoff.js';
-import { clientChannelOptions } from '../../src/protocol/grpc.js';
+import { clientChannelOptions } from '../../src/transport/grpc.js';
 
 test('the reference service levels follow the failure timeout, lease and backoff cap', () => {
   // The cap: the longest delay a backoff draws once it stops doubling (jitter at its top).

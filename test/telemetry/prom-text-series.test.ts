@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parsePrometheusText, type SeriesKey } from '../../src/telemetry/prom-text.js';
-import { collectGarbage } from '../../src/util/gc.js';
+import { collectGarbage } from '../../src/launch/gc.js';
 
 /** A /metrics page of ~23 KiB, mostly metrics the scraper does not keep; `n` makes it a new string. */
 function page(n: number): string {

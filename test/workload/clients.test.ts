@@ -183,13 +183,21 @@ test("retry 'same-key': the abandoned attempt is info (outcome unknown), the ret
     assert.ok(waited >= 240, `the retry itself is never given up (waited ${Math.round(waited)} ms)`);
   }
   // The server saw each abandoned request's client leave before its answer, and no retry's.
+  // On a loaded machine a client may give up before its first attempt was even written: then
+  // the server sees that op once, the retry, answered.
   await server.settled();
   const sends = server.seen.filter((s) => s.method === 'POST');
-  assert.equal(sends.length, 8);
-  assert.deepEqual(
-    sends.map((s) => s.closedEarly),
-    [true, false, true, false, true, false, true, false],
-  );
+  const perOp = new Map<string, boolean[]>();
+  for (const s of sends) {
+    const req = `${s.path} ${s.idempotencyKey ?? ''}`;
+    perOp.set(req, [...(perOp.get(req) ?? []), s.closedEarly]);
+  }
+  assert.equal(perOp.size, 4, 'four ops, each its own request');
+  for (const [req, closed] of perOp)
+    assert.ok(
+      JSON.stringify(closed) === '[true,false]' || JSON.stringify(closed) === '[false]',
+      `${req}: the abandoned attempt left early, the retry was answered (${JSON.stringify(closed)})`,
+    );
   // The checkers read this history right: nothing hung, no error answer, each add applied once.
   for (const key of ['a', 'b']) await counterGetOp({ ...ctx, giveUp: undefined }, key, true);
   const run = runDataOf(history.ops);

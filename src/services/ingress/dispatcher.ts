@@ -13,7 +13,7 @@
 // reply slot of the attempt still in flight.
 import { randomUUID } from 'node:crypto';
 import type { ResendReason } from '../../protocol/names.js';
-import { grpc } from '../../protocol/grpc.js';
+import { grpc } from '../../transport/grpc.js';
 import type * as w from '../../protocol/wire.js';
 import { SpanKind, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
 import { spanAttributes as A, spanNames, type IngressRpc } from '../../protocol/names.js';

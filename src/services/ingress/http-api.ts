@@ -7,7 +7,10 @@
 // Every request is counted as pending from arrival until its answer (pending-table.ts). A
 // client that closes its connection first aborts the request (499, never sent) wherever it is,
 // counted by stage (limbo_ingress_client_gone_total); a request refused by a bound before any
-// work is counted by limit (limbo_ingress_refused_total).
+// work is counted by limit (limbo_ingress_refused_total). An answer the client's connection
+// does not take at once (a client that does not read it) is counted as a write that waited
+// (limbo_ingress_response_write_waits_total) and held on a gauge until the client has taken it
+// or gone (limbo_ingress_responses_waiting_for_client).
 import type http from 'node:http';
 import { lookupHandler, catalogue } from '../../protocol/catalogue.js';
 import { isInvocationId, makeInvocationId } from '../../protocol/ids.js';
@@ -132,6 +135,8 @@ export class IngressApi {
         )
           this.pending.delete(id);
         send(res, status, body);
+        setStage('answering');
+        this.watchWrite(res, kind);
         finish(outcome, status);
       })
       .catch((err: unknown) => {
@@ -153,8 +158,38 @@ export class IngressApi {
           ...(e.field !== undefined ? { field: e.field } : {}),
           ...(idv !== undefined ? { invocationId: idv } : {}),
         });
+        setStage('answering');
+        this.watchWrite(res, kind);
         finish(e.outcome, e.status);
       });
+  }
+
+  /**
+   * After the answer was handed to its response: if the connection's socket did not take every
+   * byte (the kernel's buffers are full because the client does not read), the write waits for
+   * the client. Counted once, and held on the gauge until the answer is flushed or the
+   * connection closes. A response queued behind an earlier one on the same connection (HTTP
+   * pipelining) is judged when it gets the socket and is flushed. Everything else about the
+   * request (pending table, metrics, span) is already finished: the client's reading is its own.
+   */
+  private watchWrite(res: http.ServerResponse, kind: RequestKind): void {
+    if (res.writableFinished || res.destroyed) return;
+    const judge = (): void => {
+      if (res.writableFinished || res.destroyed || res.writableLength === 0) return;
+      this.metrics.responseWriteWaits.inc({ kind });
+      this.metrics.responsesWaitingForClient.inc({ kind });
+      let waiting = true;
+      const done = (): void => {
+        if (!waiting) return;
+        waiting = false;
+        this.metrics.responsesWaitingForClient.dec({ kind });
+      };
+      res.once('finish', done);
+      res.once('close', done);
+    };
+    // A response without its socket yet is flushed right after the socket is assigned.
+    if (res.socket !== null) judge();
+    else res.once('socket', () => process.nextTick(judge));
   }
 
   private async route(

@@ -15,7 +15,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
-import { createLogClient, type LogClient } from '../../protocol/grpc.js';
+import { createLogClient, type LogClient } from '../../transport/grpc.js';
 import { limits } from '../../protocol/limits.js';
 import type { Protocol } from '../../protocol/names.js';
 import type { Logger } from '../../telemetry/logger.js';

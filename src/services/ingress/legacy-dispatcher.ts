@@ -7,7 +7,7 @@
 // If no replica leads when the record is applied (start-up, leadership change), or the
 // stream is not connected at that moment, nothing is ever sent and the client waits forever.
 import { randomUUID } from 'node:crypto';
-import type { LogClient } from '../../protocol/grpc.js';
+import type { LogClient } from '../../transport/grpc.js';
 import { encodeRecord, type InvokeRecord } from '../../protocol/records.js';
 import type * as w from '../../protocol/wire.js';
 import type { Logger } from '../../telemetry/logger.js';

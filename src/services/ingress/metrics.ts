@@ -1,6 +1,6 @@
 // The ingress's metrics (docs/architecture.md#metrics), registered on the instance's own registry.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { metricNames as m, type ResendReason } from '../../protocol/names.js';
+import { metricNames as m, referenceMetricNames as rm, type ResendReason } from '../../protocol/names.js';
 
 export type IngressMetrics = ReturnType<typeof createIngressMetrics>;
 
@@ -9,10 +9,11 @@ export type RequestKind = (typeof requestKinds)[number];
 
 /**
  * Where a request was when its client closed the connection before the answer: its body not
- * yet read (`receiving`), waiting for the partition table (`routing`), or handed to a processor
- * (`processor`: submitted, or waiting for an output; the processor's call is cancelled).
+ * yet read (`receiving`), waiting for the partition table (`routing`), handed to a processor
+ * (`processor`: submitted, or waiting for an output; the processor's call is cancelled), or
+ * answered with part of the answer still waiting for the client to read it (`answering`).
  */
-export const clientGoneStages = ['receiving', 'routing', 'processor'] as const;
+export const clientGoneStages = ['receiving', 'routing', 'processor', 'answering'] as const;
 export type ClientGoneStage = (typeof clientGoneStages)[number];
 
 /** The bounds a request can be refused by before any work (503 with retry-after). */
@@ -23,6 +24,10 @@ export type RefusalLimit = (typeof refusalLimits)[number];
 export const INGRESS_CLIENT_GONE_TOTAL = 'limbo_ingress_client_gone_total';
 /** Requests refused by a bound (503 with retry-after), by kind and limit. */
 export const INGRESS_REFUSED_TOTAL = 'limbo_ingress_refused_total';
+/** Answers whose bytes the client's connection did not take at once, by kind. */
+export const INGRESS_RESPONSE_WRITE_WAITS_TOTAL = rm.ingressResponseWriteWaitsTotal;
+/** Answers still waiting for their client to take their bytes, by kind. */
+export const INGRESS_RESPONSES_WAITING_FOR_CLIENT = rm.ingressResponsesWaitingForClient;
 
 const resendReasons: readonly ResendReason[] = [
   'timeout',
@@ -123,9 +128,26 @@ export function createIngressMetrics(
       labelNames: ['kind', 'limit'],
       registers,
     }),
+    // A client that does not read its answer (a slow reader, a stalled peer): the kernel's
+    // socket buffers took only part of the answer, the rest waits in the ingress for the
+    // client. An answer that fits the buffers never counts, however slowly it is read.
+    responseWriteWaits: new Counter({
+      name: INGRESS_RESPONSE_WRITE_WAITS_TOTAL,
+      help: 'Client answers whose bytes the connection did not take at once: the write waited for the client',
+      labelNames: ['kind'],
+      registers,
+    }),
+    responsesWaitingForClient: new Gauge({
+      name: INGRESS_RESPONSES_WAITING_FOR_CLIENT,
+      help: 'Client answers written in part, waiting for their client to read the rest',
+      labelNames: ['kind'],
+      registers,
+    }),
   };
   for (const kind of requestKinds) {
     metrics.pending.set({ kind }, 0);
+    metrics.responsesWaitingForClient.set({ kind }, 0);
+    metrics.responseWriteWaits.inc({ kind }, 0);
     for (const stage of clientGoneStages) metrics.clientGone.inc({ kind, stage }, 0);
     for (const limit of refusalLimits) metrics.refused.inc({ kind, limit }, 0);
   }

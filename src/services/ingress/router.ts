@@ -8,7 +8,7 @@ import {
   createProcessorClient,
   type ControllerClient,
   type ProcessorClient,
-} from '../../protocol/grpc.js';
+} from '../../transport/grpc.js';
 import { partitionKeyOfInvocation, partitionOf } from '../../protocol/ids.js';
 import type * as w from '../../protocol/wire.js';
 import type { Logger } from '../../telemetry/logger.js';

@@ -14,28 +14,26 @@ const LOCK_FILE = 'LOCK';
 
 export async function lockDataDir(dataDir: string, pid = process.pid): Promise<DataDirLock> {
   const path = join(dataDir, LOCK_FILE);
-  for (let attempt = 0; attempt < 3; attempt++) {
+  try {
+    const fh = await open(path, 'wx');
     try {
-      const fh = await open(path, 'wx');
-      try {
-        await fh.writeFile(`${pid}\n`);
-        await fh.sync();
-      } finally {
-        await fh.close();
-      }
-      return { release: () => unlink(path).catch(() => undefined) };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      await fh.writeFile(`${pid}\n`);
+      await fh.sync();
+    } finally {
+      await fh.close();
     }
-    const holder = Number.parseInt(await readFile(path, 'utf8').catch(() => ''), 10);
-    if (Number.isInteger(holder) && holder > 0 && holder !== pid && pidAlive(holder))
-      throw new LogServerError(
-        'E_DATA_DIR_LOCKED',
-        `data dir ${dataDir} is in use by process ${holder} (remove ${path} if that is not a log server)`,
-      );
-    // Stale: its owner is gone. Take it over.
-    await writeFile(path, `${pid}\n`);
     return { release: () => unlink(path).catch(() => undefined) };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
-  throw new LogServerError('E_DATA_DIR_LOCKED', `could not lock data dir ${dataDir}`);
+  // The lock file is there: its holder is alive (refused), or gone (stale, taken over). A file
+  // removed meanwhile reads as empty, a stale lock, and is written anew.
+  const holder = Number.parseInt(await readFile(path, 'utf8').catch(() => ''), 10);
+  if (Number.isInteger(holder) && holder > 0 && holder !== pid && pidAlive(holder))
+    throw new LogServerError(
+      'E_DATA_DIR_LOCKED',
+      `data dir ${dataDir} is in use by process ${holder} (remove ${path} if that is not a log server)`,
+    );
+  await writeFile(path, `${pid}\n`);
+  return { release: () => unlink(path).catch(() => undefined) };
 }

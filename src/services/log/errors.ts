@@ -1,7 +1,7 @@
 // Errors of the log server that callers branch on, each with a stable `code` and the gRPC
 // status it travels as, so a client sees INVALID_ARGUMENT for bad input and the server
 // keeps serving.
-import { grpc } from '../../protocol/grpc.js';
+import { grpc } from '../../transport/grpc.js';
 import { LimboError, messageOf } from '../../util/errors.js';
 
 export type LogErrorCode =
@@ -42,7 +42,7 @@ export class LogServerError extends LimboError {
 }
 
 /** Any thrown value → the error object a grpc-js callback or stream expects. */
-export function toServiceError(err: unknown): Partial<grpc.StatusObject> & Error {
+export function toServiceError(err: unknown): Pick<grpc.StatusObject, 'code' | 'details'> & Error {
   if (err instanceof LogServerError) {
     return Object.assign(new Error(err.message), { code: err.grpcStatus, details: err.message });
   }
@@ -55,4 +55,14 @@ export function unknownPartition(partition: number, numPartitions: number): LogS
     'E_UNKNOWN_PARTITION',
     `unknown partition ${partition} (partitions 0..${numPartitions - 1})`,
   );
+}
+
+/** A request field the log server refuses (INVALID_ARGUMENT). */
+export function badRequest(field: string, message: string): LogServerError {
+  return new LogServerError('E_BAD_REQUEST', `${field}: ${message}`);
+}
+
+/** Refuses a string field longer than `max` characters. */
+export function checkChars(field: string, value: string, max: number): void {
+  if (value.length > max) throw badRequest(field, `longer than ${max} characters`);
 }

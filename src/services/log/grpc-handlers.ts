@@ -1,7 +1,7 @@
 // Small adapters between promise-returning service code and grpc-js handlers: errors
 // become gRPC statuses (LogServerError → its status, anything else → INTERNAL), and
 // streamed writes wait for the transport (backpressure) or the caller going away.
-import type { grpc } from '../../protocol/grpc.js';
+import type { grpc } from '../../transport/grpc.js';
 import { toServiceError } from './errors.js';
 
 export function unaryHandler<Req, Res>(

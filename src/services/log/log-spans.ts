@@ -8,7 +8,7 @@
 //   processor tail        ──────────────▶ `log read` (partition, from lsn, entries sent)
 //   CAS / transfer        ──────────────▶ `log fence` (partition, node, epoch, outcome)
 import { SpanKind, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
-import type { grpc } from '../../protocol/grpc.js';
+import type { grpc } from '../../transport/grpc.js';
 import { spanAttributes as A, type SpanName } from '../../protocol/names.js';
 import { contextFromTraceparent } from '../../telemetry/tracing.js';
 

@@ -14,7 +14,7 @@
 // The decisions live in pure modules: leadership.ts (state + event → state + effects) and
 // waiter-table.ts (the waiting requests and their indices). This file carries out their
 // effects: log appends and reads, the invoker, replies, metrics, spans, legacy pushes.
-import type { LogClient } from '../../protocol/grpc.js';
+import type { LogClient } from '../../transport/grpc.js';
 import { decodeRecord, encodeRecord, type LogRecord } from '../../protocol/records.js';
 import type * as w from '../../protocol/wire.js';
 import { SpanKind, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
@@ -23,7 +23,7 @@ import type { Logger } from '../../telemetry/logger.js';
 import { lookupHandler } from '../../protocol/catalogue.js';
 import { noBugs, type BugName } from '../bugs.js';
 import { contextFromTraceparent, contextOf, traceparentOf } from '../../telemetry/tracing.js';
-import { grpc } from '../../protocol/grpc.js';
+import { grpc } from '../../transport/grpc.js';
 import { Backoff, sleep } from '../../util/backoff.js';
 import { Invoker } from './invoker.js';
 import type { ProcessorMetrics, ReplicaReadings } from './metrics.js';

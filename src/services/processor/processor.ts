@@ -16,7 +16,7 @@ import {
   serviceDefinitions,
   type ControllerClient,
   type LogClient,
-} from '../../protocol/grpc.js';
+} from '../../transport/grpc.js';
 import type * as w from '../../protocol/wire.js';
 import type { Logger } from '../../telemetry/logger.js';
 import { noBugs, type BugName } from '../bugs.js';

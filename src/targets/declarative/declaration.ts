@@ -11,9 +11,11 @@
 //   {{addr:SERVICE.PORT}}  127.0.0.1:<port> of another service, directly (no proxy)
 //   {{link:FROM->TO}}      the listen address (host:port) of that link's proxy: how a dialer
 //                          reaches TO through limbo (`*` as FROM: one proxy every dialer shares)
+//   {{linkport:FROM->TO}}  that listen address's port alone (for a system that takes a bare port)
 //   {{name}} {{dataDir}} {{runDir}}
 import type { ServiceRole } from '../../protocol/names.js';
 import type { ClientApi } from '../../workload/client-api.js';
+import type { ClientAdapter } from '../../workload/client-adapter.js';
 import type { ServiceLevels } from '../../checkers/service-levels.js';
 
 /** How limbo knows a service (or a probe) is ready: one of these, bounded by readyTimeoutMs. */
@@ -53,6 +55,12 @@ export interface ServiceDeclaration {
    * peers), so the `data-loss-restart` fault may wipe it and restart it. Absent: never offered.
    */
   dataLoss?: 'survives';
+  /**
+   * How long a graceful stop (a restart, the run's end) waits after SIGTERM before SIGKILL;
+   * default 3 s. A system that drains on SIGTERM for longer (Redis waits for its replicas up to
+   * its shutdown-timeout) declares it, or gracefulStops reports its stops as killed.
+   */
+  stopGraceMs?: number;
   ready: WaitStrategy;
   /** Its Prometheus /metrics URL (templated). */
   metrics?: string;
@@ -74,16 +82,25 @@ export interface LinkDeclaration {
   kind?: string;
 }
 
-/** The client side: one of the built-in APIs by name, or an adapter (ClientApi) of your own. */
+/**
+ * The client side, one of: `api`, for a system clients reach over HTTP (a built-in API by
+ * name, or an HTTP API of your own); `adapter`, for any other protocol (code that performs
+ * each op over its own connections, made with defineClientAdapter).
+ */
 export interface ClientDeclaration {
-  api: 'reference' | 'restate' | ClientApi;
+  api?: 'reference' | 'restate' | ClientApi;
+  adapter?: ClientAdapter;
   /** Readiness of the whole target: this op succeeds through every client link (default: a call). */
   probe?: false;
   /** A cap on the workload's op rate that this system on this machine can take. */
   maxRatePerSec?: number;
 }
 
-/** "I lead" when the value at `jsonPath` (dots) equals the one at `equalsJsonPath` (or `equals`). */
+/**
+ * "I lead" when the value at `jsonPath` (dots; a number indexes an array) equals the one at
+ * `equalsJsonPath`, or `equals` — a string there is a template of the asked service's own,
+ * e.g. `'{{name}}'` when the system names its leader.
+ */
 export interface LeaderWhen {
   jsonPath: string;
   equalsJsonPath?: string;
@@ -109,6 +126,12 @@ export type LeadershipDeclaration =
       command: string;
       args?: readonly string[];
       leaderWhen?: LeaderWhen;
+      /**
+       * The exit code by which the command says it got no answer from its service (a paused
+       * or unreachable node): no sample, as for an HTTP probe that times out, rather than
+       * "not me". Without it every non-zero exit is "not me".
+       */
+      noAnswerExit?: number;
     }
   | {
       /** The service whose /metrics has this gauge at 1 leads (for the partition, with `partitionLabel`). */
@@ -117,9 +140,42 @@ export type LeadershipDeclaration =
       partitionLabel?: string;
     };
 
+/**
+ * Moving leadership on purpose (the `transfer-leadership` fault): a command run once per
+ * transfer, with the current and the next leader in its templates besides the usual ones
+ * (`{{port:NAME}}`, `{{name}}`, … are the current leader's):
+ *   {{leader}} {{next}}            the services' names
+ *   {{leader:PORT}} {{next:PORT}}  127.0.0.1:<port> of that service's port PORT, directly (no proxy)
+ * It must exit 0; the transfer is done once the leadership probe names `next`.
+ */
+export interface LeadershipTransferDeclaration {
+  command: string;
+  args?: readonly string[];
+  /** Bound on the command and on the probe naming the next leader (default 10 s). */
+  timeoutMs?: number;
+}
+
 /** A canonical limbo signal as one of the system's own metrics, or missing with the reason. */
 export type SignalDeclaration =
   | { metric: string; note?: string }
+  /**
+   * Read from a JSON endpoint of each service (a system without Prometheus): `json` is the URL,
+   * templated as that service's own (`http://127.0.0.1:{{port:monitor}}/jsz`; a service whose
+   * template does not fill has none), `path` the value in the answer (dots, numbers index
+   * arrays: `account_details.0.stream_detail.0.cluster.leader`). A number is taken as it is, a
+   * boolean as 1/0, a numeric string as its number; with `equals` (templates filled, e.g.
+   * `'{{name}}'`) or `equalsPath` the sample is 1 when the value equals it, else 0. Each
+   * sample gets `node="<service>"` and `labels`; limbo_processor_is_leader also
+   * `partition="0"` unless `labels` names one (one group leads everything).
+   */
+  | {
+      json: string;
+      path: string;
+      equals?: unknown;
+      equalsPath?: string;
+      labels?: Readonly<Record<string, string>>;
+      note?: string;
+    }
   /** The system already serves it under limbo's name (a limbo-instrumented system). */
   | { native: true }
   | { missing: string };
@@ -131,8 +187,18 @@ export interface TargetDeclaration {
   services: readonly ServiceDeclaration[];
   links: readonly LinkDeclaration[];
   client: ClientDeclaration;
+  /**
+   * Who leads. Where `signals` maps no metric to limbo_processor_is_leader or
+   * limbo_processor_leadership_changes_total, limbo derives them from this probe, asked of every
+   * running processor twice a second (a command: once a second).
+   */
   leadership?: LeadershipDeclaration;
-  /** Keys: limbo metric names (`limbo_processor_leadership_changes_total`, …). Unlisted ones are missing. */
+  /** How to move leadership on purpose; without it, suites that transfer leadership are skipped. */
+  leadershipTransfer?: LeadershipTransferDeclaration;
+  /**
+   * Keys: limbo metric names (`limbo_processor_leadership_changes_total`, …). Unlisted ones are
+   * missing (but for the two the leadership probe gives).
+   */
   signals?: Readonly<Record<string, SignalDeclaration>>;
   /**
    * Checks that do not apply to this system's semantics, each with the reason (check name →

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../../util/errors.js';
-import { importTypeScript } from '../../util/load-ts.js';
+import { importTypeScript } from '../../launch/load-ts.js';
 import { isDeclaredTarget, type DeclaredTarget } from './declaration.js';
 import { validateDeclaration, type ValidateOptions } from './validate.js';
 
@@ -44,9 +44,13 @@ export async function loadDeclaration(file: string, options: ValidateOptions = {
         value = (value as { default: unknown }).default;
     }
   } catch (err) {
-    throw new UsageError(`${shown}: cannot load: ${err instanceof Error ? err.message : String(err)}`, {
-      cause: err,
-    });
+    // One line: a compiler's report (esbuild's "Build failed with 1 error:\n<where>: ERROR: …") joined up.
+    const why = (err instanceof Error ? err.message : String(err))
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l !== '')
+      .join(' ');
+    throw new UsageError(`${shown}: cannot load: ${why}`, { cause: err });
   }
   return validateDeclaration(value, shown, options);
 }

@@ -6,8 +6,9 @@
 // then one call through every client link. Anything that fails on the way stops all started.
 //
 //   declaration ─▶ ports ─▶ proxies (links) ─▶ services (waves, ready) ─▶ client probe ─▶ StartedTarget
-//                                                     └─▶ signal bridge (/metrics under limbo names)
-import { execFile } from 'node:child_process';
+//                                                     └─▶ signal bridge (/metrics under limbo names:
+//                                                         renamed metrics, JSON endpoints, the
+//                                                         leadership probe's is-leader and changes)
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createCleanup, type Cleanup } from '../../runtime/cleanup.js';
@@ -18,7 +19,7 @@ import { containerEnv, containerService } from '../../runtime/docker-runtime.js'
 import type { ServiceHandle } from '../../runtime/service-handle.js';
 import { startProcess } from '../../runtime/process.js';
 import type { RuntimeChoice } from '../../runtime/service-runtime.js';
-import { freePorts } from '../../util/free-ports.js';
+import { freePorts } from '../../launch/free-ports.js';
 import { UsageError } from '../../util/errors.js';
 import {
   httpRequestOf,
@@ -26,7 +27,6 @@ import {
   restateClientApi,
   type ClientApi,
 } from '../../workload/client-api.js';
-import { scrape } from '../../telemetry/prom-text.js';
 import { openToxiproxy } from '../../runtime/toxiproxy.js';
 import {
   TargetError,
@@ -37,35 +37,52 @@ import {
   type TargetRequirement,
 } from '../target.js';
 import { httpProbe, waitFor } from '../../util/wait.js';
-import {
-  linkName,
-  type DeclaredTarget,
-  type LeaderWhen,
-  type LeadershipDeclaration,
-  type ServiceDeclaration,
-} from './declaration.js';
-import { startSignalBridge } from './signal-bridge.js';
+import { linkName, type DeclaredTarget, type ServiceDeclaration } from './declaration.js';
+import { startSignalBridge, type JsonSignal } from './signal-bridge.js';
+import { askLeader, leads, probeLeader, type AskedService } from './leadership-probe.js';
+import { startLeadershipSignals } from './leadership-signals.js';
+import { leadershipTransferBoundMs, transferLeadership } from './leadership-transfer.js';
+import { metricNames } from '../../protocol/names.js';
 import { fill, type TemplateValues } from './template.js';
 import { targetSignals } from './validate.js';
 import { waitingFor } from './wait-strategy.js';
+import { AdapterClient, type ClientAdapter } from '../../workload/client-adapter.js';
 
 const DEFAULT_READY_MS = 20_000;
-const LEADER_ASK_MS = 1500;
+/** How often the leadership probe is asked for the leadership signals (a command costs a process a service). */
+const LEADERSHIP_POLL_MS = 500;
+const LEADERSHIP_COMMAND_POLL_MS = 1000;
 
 export function clientApiOf(d: DeclaredTarget): ClientApi {
   const api = d.client.api;
-  return api === 'reference' ? referenceClientApi : api === 'restate' ? restateClientApi : api;
+  // An adapter target has no HTTP API; the reference one stands in where an API is asked for.
+  return api === undefined || api === 'reference'
+    ? referenceClientApi
+    : api === 'restate'
+      ? restateClientApi
+      : api;
 }
 
 /** Canonical signals the declaration does not map, with the reason (declared, or "not declared"). */
 export function missingSignalsOf(d: DeclaredTarget): Record<string, string> {
   const missing: Record<string, string> = {};
+  const derived = derivedSignalsOf(d);
   for (const name of targetSignals) {
     const s = d.signals?.[name];
+    if (derived.includes(name)) continue;
     if (s === undefined) missing[name] = `the ${d.name} declaration maps no metric to it`;
     else if ('missing' in s) missing[name] = s.missing;
   }
   return missing;
+}
+
+/** The signals limbo derives from the leadership probe: declared leadership, and no metric or JSON for them. */
+export function derivedSignalsOf(d: DeclaredTarget): string[] {
+  if (d.leadership === undefined) return [];
+  return [metricNames.processorIsLeader, metricNames.processorLeadershipChangesTotal].filter((name) => {
+    const s = d.signals?.[name];
+    return s === undefined || 'missing' in s;
+  });
 }
 
 /**
@@ -78,7 +95,10 @@ export function unsupportedBy(d: DeclaredTarget, needs: readonly TargetRequireme
   const links = new Set(d.links.map(linkName));
   const roles = new Set(d.services.map((s) => s.role));
   for (const need of needs) {
-    if (need.kind === 'transferLeadership') return `${d.name} declares no way to transfer leadership`;
+    if (need.kind === 'transferLeadership' && d.leadershipTransfer === undefined)
+      return `${d.name} declares no way to transfer leadership (leadershipTransfer)`;
+    if (need.kind === 'transferLeadership' && d.leadership === undefined)
+      return `${d.name} declares leadershipTransfer but no leadership probe (who leads, and whether it moved)`;
     if (need.kind === 'faultHook')
       return `${d.name} runs no limbo fault hooks (${need.hook} is a hook inside the reference cluster's services)`;
     if (need.kind === 'dataLoss') {
@@ -107,6 +127,7 @@ export function profileOf(d: DeclaredTarget): TargetProfile {
   const keep = new Set(Object.values(renamesOf(d)));
   return {
     clientApi: clientApiOf(d),
+    ...(d.client.adapter !== undefined ? { clientAdapter: d.client.adapter } : {}),
     missingSignals: missingSignalsOf(d),
     inapplicableChecks: { ...d.inapplicableChecks },
     keepMetric: (name) => keep.has(name),
@@ -121,6 +142,38 @@ function renamesOf(d: DeclaredTarget): Record<string, string> {
   const renames: Record<string, string> = {};
   for (const [limbo, s] of Object.entries(d.signals ?? {})) if ('metric' in s) renames[limbo] = s.metric;
   return renames;
+}
+
+/** The signals read from JSON endpoints, their templates filled per service (none where one does not fill). */
+function jsonSignalsOf(d: DeclaredTarget, valuesOf: (service: string) => TemplateValues): JsonSignal[] {
+  const tryFill = (text: string, service: string): string | undefined => {
+    try {
+      return fill(text, valuesOf(service));
+    } catch {
+      return undefined;
+    }
+  };
+  return Object.entries(d.signals ?? {}).flatMap(([signal, s]) =>
+    'json' in s
+      ? [
+          {
+            signal,
+            path: s.path,
+            url: (service: string) => tryFill(s.json, service),
+            rule: (service: string) => ({
+              ...(s.equals !== undefined
+                ? {
+                    equals:
+                      typeof s.equals === 'string' ? (tryFill(s.equals, service) ?? s.equals) : s.equals,
+                  }
+                : {}),
+              ...(s.equalsPath !== undefined ? { equalsPath: s.equalsPath } : {}),
+            }),
+            ...(s.labels !== undefined ? { labels: s.labels } : {}),
+          },
+        ]
+      : [],
+  );
 }
 
 export function declarativeTarget(
@@ -244,12 +297,45 @@ async function startDeclared(
       .filter((l) => l.from === 'client')
       .map((l) => `http://${proxyAddress.get(linkName(l))!}`);
     if (ctx.deferProcessors !== true && d.client.probe !== false)
-      for (const url of ingressUrls) await probe(d.name, url, api, readyMs);
+      for (const url of ingressUrls) await probeClient(d, url, api, readyMs);
 
     // Native signals come straight from the services' own /metrics (the scraper keeps limbo_*).
     const renames = renamesOf(d);
-    const bridge = await startSignalBridge(() => [...handles.values()], renames);
+    const byName = new Map(d.services.map((s) => [s.name, s]));
+    const asked = (name: string): AskedService => {
+      const s = byName.get(name)!;
+      return { values: values(s), metricsUrl: handles.get(name)!.metricsUrl() };
+    };
+    const json = jsonSignalsOf(d, (name) => values(byName.get(name)!));
+    const lead = d.leadership;
+    const derived =
+      lead !== undefined && derivedSignalsOf(d).length > 0
+        ? startLeadershipSignals({
+            services: () =>
+              d.services
+                .filter((s) => s.role === 'processor' && handles.get(s.name)!.isRunning())
+                .map((s) => s.name),
+            ask: (name) => askLeader(lead, asked(name), env),
+            intervalMs: 'command' in lead ? LEADERSHIP_COMMAND_POLL_MS : LEADERSHIP_POLL_MS,
+            only: derivedSignalsOf(d),
+          })
+        : undefined;
+    if (derived !== undefined) cleanup.add('leadership signals', () => Promise.resolve(derived.stop()));
+    const bridge = await startSignalBridge(
+      () => [...handles.values()].filter((h) => h.isRunning()),
+      renames,
+      { json, ...(derived !== undefined ? { derived: [derived] } : {}) },
+    );
     cleanup.add('signal bridge', () => bridge.stop());
+    const bridged = Object.keys(renames).length > 0 || json.length > 0 || derived !== undefined;
+    const leaderNow = async (partition: number): Promise<string | undefined> => {
+      if (lead === undefined) throw new TargetError(`${d.name} declares no leadership`);
+      const running = d.services.filter((s) => s.role === 'processor' && handles.get(s.name)!.isRunning());
+      const answers = await Promise.all(running.map((s) => askLeader(lead, asked(s.name), env)));
+      // Several may say "I" while leadership moves; the first asked wins.
+      const i = answers.findIndex((a) => a !== undefined && leads(lead, a, partition));
+      return i < 0 ? undefined : running[i]!.name;
+    };
 
     const links: Record<string, string> = {};
     const linkKinds: Record<string, string> = {};
@@ -265,19 +351,49 @@ async function startDeclared(
       ingressUrls,
       links,
       linkKinds,
+      ports: Object.fromEntries(ports),
       toxiproxy: tp.client,
       toxiproxyUrl: tp.url,
       services: handles,
       extraMetricsUrls: () => ({
         toxiproxy: `${tp.url.replace(/\/$/, '')}/metrics`,
-        ...(Object.keys(renames).length > 0 ? { signals: bridge.metricsUrl } : {}),
+        ...(bridged ? { signals: bridge.metricsUrl } : {}),
       }),
-      leaderOf: (partition) => leaderNow(d, handles, ports, partition, values, env),
-      transferLeadership: () =>
-        Promise.reject(new TargetError(`${d.name} declares no way to transfer leadership`)),
+      leaderOf: leaderNow,
+      explainNoLeader: async (partition) => {
+        if (lead === undefined) return `${d.name} declares no leadership`;
+        const running = d.services.filter((s) => s.role === 'processor' && handles.get(s.name)!.isRunning());
+        if (running.length === 0) return 'no processor is running';
+        const said = await Promise.all(running.map((s) => probeLeader(lead, asked(s.name), env)));
+        const how =
+          'command' in lead
+            ? 'the leadership command'
+            : 'metric' in lead
+              ? `${lead.metric}`
+              : `GET ${lead.http.path}`;
+        return `asked ${how} for partition ${partition}: ${running.map((s, i) => `${s.name}: ${said[i]!.said}`).join('; ')}`;
+      },
+      ...(d.leadershipTransfer !== undefined
+        ? { transferLeadershipBoundMs: leadershipTransferBoundMs(d.leadershipTransfer) }
+        : {}),
+      transferLeadership: async (partition, next) => {
+        const t = d.leadershipTransfer;
+        if (t === undefined || lead === undefined)
+          throw new TargetError(`${d.name} declares no way to transfer leadership`);
+        const from = await leaderNow(partition);
+        if (from === undefined)
+          throw new TargetError(`${d.name}: no leader of partition ${partition} to move`);
+        if (from === next) return;
+        const to = byName.get(next);
+        if (to === undefined) throw new TargetError(`${d.name} has no service ${next}`);
+        await transferLeadership(t, values(byName.get(from)!), values(to), env, async () => {
+          const a = await askLeader(lead, asked(next), env);
+          return a !== undefined && leads(lead, a, partition);
+        });
+      },
       startProcessors: async () => {
         await startAll(deferred);
-        if (d.client.probe !== false) for (const url of ingressUrls) await probe(d.name, url, api, readyMs);
+        if (d.client.probe !== false) for (const url of ingressUrls) await probeClient(d, url, api, readyMs);
       },
       stop,
       [Symbol.asyncDispose]: stop,
@@ -355,6 +471,7 @@ function containerDeclaredService(
     {
       name: s.name,
       role: s.role,
+      ...(s.stopGraceMs !== undefined ? { stopGraceMs: s.stopGraceMs } : {}),
       beforeStart: () => prepareDataDir(s, v),
       create: () =>
         startContainer({
@@ -395,7 +512,8 @@ function declaredService(
     {
       name: s.name,
       role: s.role,
-      start: (logFile) => {
+      ...(s.stopGraceMs !== undefined ? { stopGraceMs: s.stopGraceMs } : {}),
+      start: (logFile, onSpawn) => {
         prepareDataDir(s, v);
         return startProcess({
           name: s.name,
@@ -403,6 +521,7 @@ function declaredService(
           args,
           env: ownEnv,
           logFile,
+          onSpawn,
           readyTimeoutMs,
           ...(w.matchReady !== undefined ? { matchReady: w.matchReady } : {}),
           ...(w.waitReady !== undefined ? { waitReady: w.waitReady } : {}),
@@ -414,6 +533,47 @@ function declaredService(
   );
   cleanup.add(`service ${s.name}`, () => svc.stop());
   return { handle: svc, awaited: w.describe };
+}
+
+/** The target answers a call through this client link: by its HTTP API, or by its client adapter. */
+function probeClient(d: DeclaredTarget, url: string, api: ClientApi, timeoutMs: number): Promise<void> {
+  return d.client.adapter !== undefined
+    ? probeAdapter(d.name, url, d.client.adapter, timeoutMs)
+    : probe(d.name, url, api, timeoutMs);
+}
+
+/** A call through the client adapter, on a session of its own through this link, answers ok. */
+async function probeAdapter(
+  target: string,
+  url: string,
+  adapter: ClientAdapter,
+  timeoutMs: number,
+): Promise<void> {
+  const client = new AdapterClient(adapter, { address: new URL(url).host, url, client: -1 });
+  let n = 0;
+  try {
+    await waitFor(
+      async () => {
+        const r = await client.perform(
+          {
+            op: 'call',
+            target: { service: 'Echo', key: '', handler: 'echo' },
+            body: { probe: n },
+            idempotencyKey: `limbo-probe-${n++}`,
+          },
+          { timeoutMs: Math.min(5000, timeoutMs), traceparent: '' },
+        );
+        if ('stopped' in r) throw new Error(`no answer (${r.stopped})`);
+        if (r.result.outcome !== 'ok') throw new Error(`${r.result.outcome}: ${r.result.error ?? ''}`);
+        return true;
+      },
+      { what: `a call through ${adapter.name} at ${new URL(url).host}`, timeoutMs },
+    );
+  } catch (err) {
+    throw new UsageError(`target ${target}: ${err instanceof Error ? err.message : String(err)}`);
+  } finally {
+    await client.close();
+  }
 }
 
 /** One call through a client link answers 2xx, within the bound (the testbed's one wait). */
@@ -439,89 +599,4 @@ async function probe(target: string, url: string, api: ClientApi, timeoutMs: num
   } catch (err) {
     throw new UsageError(`target ${target}: ${err instanceof Error ? err.message : String(err)}`);
   }
-}
-
-const at = (json: unknown, path: string): unknown =>
-  path
-    .split('.')
-    .reduce<unknown>(
-      (o, k) => (typeof o === 'object' && o !== null ? (o as Record<string, unknown>)[k] : undefined),
-      json,
-    );
-
-/** Who leads now (the partition's leader, or the one group's): each running processor is asked (bounded); the first that says "I" wins. */
-/** Whether a JSON answer says "I lead". */
-function saysLeader(json: unknown, w: LeaderWhen): boolean {
-  const value = at(json, w.jsonPath);
-  const expected = w.equalsJsonPath !== undefined ? at(json, w.equalsJsonPath) : w.equals;
-  return value !== undefined && value === expected;
-}
-
-/** The leadership command for one service: exit 0 (and, with leaderWhen, JSON that says so). */
-function commandSaysLeader(
-  l: Extract<LeadershipDeclaration, { command: string }>,
-  v: TemplateValues,
-  env: NodeJS.ProcessEnv,
-): Promise<boolean> {
-  return new Promise((resolve) => {
-    execFile(
-      l.command,
-      (l.args ?? []).map((a) => fill(a, v)),
-      { env, timeout: LEADER_ASK_MS, maxBuffer: 1024 * 1024, killSignal: 'SIGKILL' },
-      (err, stdout) => {
-        if (err) return resolve(false);
-        if (l.leaderWhen === undefined) return resolve(true);
-        try {
-          resolve(saysLeader(JSON.parse(stdout) as unknown, l.leaderWhen));
-        } catch {
-          resolve(false);
-        }
-      },
-    );
-  });
-}
-
-async function leaderNow(
-  d: DeclaredTarget,
-  handles: ReadonlyMap<string, DeclaredHandle>,
-  ports: ReadonlyMap<string, Record<string, number>>,
-  partition: number,
-  valuesOf: (s: ServiceDeclaration) => TemplateValues,
-  env: NodeJS.ProcessEnv,
-): Promise<string | undefined> {
-  const l = d.leadership;
-  if (l === undefined) throw new TargetError(`${d.name} declares no leadership`);
-  const asked = d.services.filter((s) => s.role === 'processor' && handles.get(s.name)!.isRunning());
-  const answers = await Promise.all(
-    asked.map(async (s): Promise<boolean> => {
-      try {
-        if ('command' in l) return await commandSaysLeader(l, valuesOf(s), env);
-        if ('metric' in l) {
-          const url = handles.get(s.name)!.metricsUrl();
-          if (url === undefined) return false;
-          return (await scrape(url, LEADER_ASK_MS)).some(
-            (m) =>
-              m.name === l.metric &&
-              m.value === 1 &&
-              (l.partitionLabel === undefined || m.labels[l.partitionLabel] === String(partition)),
-          );
-        }
-        const port = ports.get(s.name)?.[l.http.port];
-        if (port === undefined) return false;
-        const res = await fetch(`http://127.0.0.1:${port}${l.http.path}`, {
-          method: l.http.method ?? (l.http.body !== undefined ? 'POST' : 'GET'),
-          ...(l.http.body !== undefined
-            ? { body: JSON.stringify(l.http.body), headers: { 'content-type': 'application/json' } }
-            : {}),
-          signal: AbortSignal.timeout(LEADER_ASK_MS),
-        });
-        if (!res.ok) return false;
-        return saysLeader(await res.json(), l.leaderWhen);
-      } catch {
-        return false; // paused, dying or not serving: not the leader we can hurt
-      }
-    }),
-  );
-  const i = answers.indexOf(true);
-  return i < 0 ? undefined : asked[i]!.name;
 }

@@ -5,7 +5,8 @@
 export type Reference =
   | { kind: 'port'; port: string }
   | { kind: 'addr'; service: string; port: string }
-  | { kind: 'link'; link: string }
+  /** A link's proxy listen address (`127.0.0.1:PORT`), or its port alone (`{{linkport:…}}`). */
+  | { kind: 'link'; link: string; portOnly?: boolean }
   | { kind: 'name' | 'dataDir' | 'runDir' };
 
 const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
@@ -24,12 +25,13 @@ function parse(body: string): Reference | string {
   const rest = colon < 0 ? '' : body.slice(colon + 1);
   if (head === 'port' && rest !== '') return { kind: 'port', port: rest };
   if (head === 'link' && rest.includes('->')) return { kind: 'link', link: rest };
+  if (head === 'linkport' && rest.includes('->')) return { kind: 'link', link: rest, portOnly: true };
   if (head === 'addr') {
     const dot = rest.lastIndexOf('.');
     if (dot > 0 && dot < rest.length - 1)
       return { kind: 'addr', service: rest.slice(0, dot), port: rest.slice(dot + 1) };
   }
-  return `{{${body}}} is not a placeholder (use {{port:NAME}}, {{addr:SERVICE.PORT}}, {{link:FROM->TO}}, {{name}}, {{dataDir}} or {{runDir}})`;
+  return `{{${body}}} is not a placeholder (use {{port:NAME}}, {{addr:SERVICE.PORT}}, {{link:FROM->TO}}, {{linkport:FROM->TO}}, {{name}}, {{dataDir}} or {{runDir}})`;
 }
 
 export interface TemplateValues {
@@ -67,8 +69,10 @@ function valueOf(ref: Reference, v: TemplateValues): string | undefined {
       return v.ports[ref.port]?.toString();
     case 'addr':
       return portAddress(v.portsOf(ref.service)?.[ref.port]);
-    case 'link':
-      return v.linkAddress(ref.link);
+    case 'link': {
+      const address = v.linkAddress(ref.link);
+      return ref.portOnly === true ? address?.slice(address.lastIndexOf(':') + 1) : address;
+    }
   }
 }
 

@@ -1,7 +1,11 @@
 // Checks a declaration before anything starts, and names the bad field: unknown fields, wrong
 // types, duplicate names, a link to a service that does not exist or a port it does not have,
 // a placeholder that cannot be filled, a command not found on PATH, a signal that is not one
-// of limbo's. Every problem is listed; the first few go in one DeclarationError (exit 2).
+// of limbo's. Every problem is listed in one DeclarationError (exit 2), one line each; one
+// mistake repeated in many fields (a wrong template in nine args) is one line naming where.
+//
+//   declaration ─checks─▶ [{ field, what }, …] ─groupProblems─▶ lines ─▶ DeclarationError
+//                                     └ none ─▶ DeclaredTarget (describeDeclaration: its summary)
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { metricNames, serviceRoles } from '../../protocol/names.js';
@@ -9,6 +13,7 @@ import { UsageError } from '../../util/errors.js';
 import { checkerFactory, checkerNames } from '../../checkers/registry.js';
 import { linkName, type DeclaredTarget, type TargetDeclaration } from './declaration.js';
 import { references } from './template.js';
+import { checkJsonSignal, checkLeadershipTransfer } from './validate-additions.js';
 
 export class DeclarationError extends UsageError {
   constructor(
@@ -34,6 +39,7 @@ const SERVICE_FIELDS = [
   'ports',
   'dataDir',
   'dataLoss',
+  'stopGraceMs',
   'ready',
   'metrics',
   'startAfter',
@@ -46,6 +52,7 @@ const TOP_FIELDS = [
   'links',
   'client',
   'leadership',
+  'leadershipTransfer',
   'signals',
   'inapplicableChecks',
   'readyTimeoutMs',
@@ -88,8 +95,8 @@ export function validateDeclaration(
   where: string,
   options: ValidateOptions = {},
 ): DeclaredTarget {
-  const problems: string[] = [];
-  const bad = (field: string, what: string): void => void problems.push(`${field}: ${what}`);
+  const problems: Problem[] = [];
+  const bad = (field: string, what: string): void => void problems.push({ field, what });
   if (!isObj(x)) throw new DeclarationError(where, ['the default export must be defineTarget({...})']);
   unknownFields(x, TOP_FIELDS, '', bad);
   if (typeof x['name'] !== 'string' || !/^[A-Za-z0-9._:-]+$/.test(x['name']))
@@ -133,6 +140,12 @@ export function validateDeclaration(
       bad(`${label}.dataDir`, "must be 'keep' or 'fresh'");
     if (s['dataLoss'] !== undefined && s['dataLoss'] !== 'survives')
       bad(`${label}.dataLoss`, "must be 'survives' (or absent: the service cannot lose its data)");
+    const grace = s['stopGraceMs'];
+    if (
+      grace !== undefined &&
+      (!Number.isInteger(grace) || (grace as number) < 0 || (grace as number) > 600_000)
+    )
+      bad(`${label}.stopGraceMs`, 'must be a whole number of ms from 0 to 600000');
     if (s['metrics'] !== undefined && typeof s['metrics'] !== 'string')
       bad(`${label}.metrics`, 'must be a URL');
     if (s['startAfter'] !== undefined && !isStrings(s['startAfter']))
@@ -142,6 +155,9 @@ export function validateDeclaration(
   for (const [i, s] of services.entries())
     if (isObj(s) && isStrings(s['startAfter']))
       for (const d of s['startAfter']) if (!ports.has(d)) bad(`services[${i}].startAfter`, `no service ${d}`);
+  const cycle = startAfterCycle(services);
+  if (cycle !== undefined)
+    bad('services[].startAfter', `a cycle: ${cycle.join(' → ')} (none of them could start)`);
 
   // links
   const links = new Set<string>();
@@ -196,20 +212,26 @@ export function validateDeclaration(
   });
 
   checkClient(x['client'], bad);
-  checkLeadership(x['leadership'], ports, roles, bad);
+  checkLeadership(x['leadership'], ports, roles, links, bad);
+  if (x['leadershipTransfer'] !== undefined)
+    checkLeadershipTransfer(x['leadershipTransfer'], x['leadership'] !== undefined, ports, bad);
   if (x['signals'] !== undefined) {
     if (!isObj(x['signals']))
       bad('signals', 'must map limbo signal names to { metric }, { native: true } or { missing }');
     else
       for (const [k, v] of Object.entries(x['signals'])) {
-        if (!targetSignals.includes(k))
-          bad(`signals.${k}`, `not a limbo signal (known: ${targetSignals.join(', ')})`);
+        if (!targetSignals.includes(k)) bad(`signals.${k}`, `not a limbo signal (${knownSignalsLike(k)})`);
         if (!isObj(v))
           bad(`signals.${k}`, 'must be { metric: name }, { native: true } or { missing: reason }');
         else if (typeof v['metric'] === 'string') unknownFields(v, ['metric', 'note'], `signals.${k}.`, bad);
+        else if (v['json'] !== undefined) checkJsonSignal(v, `signals.${k}`, ports, bad);
         else if (typeof v['missing'] === 'string') unknownFields(v, ['missing'], `signals.${k}.`, bad);
         else if (v['native'] === true) unknownFields(v, ['native'], `signals.${k}.`, bad);
-        else bad(`signals.${k}`, 'must be { metric: name }, { native: true } or { missing: reason }');
+        else
+          bad(
+            `signals.${k}`,
+            'must be { metric: name }, { json: url, path }, { native: true } or { missing: reason }',
+          );
       }
   }
 
@@ -254,7 +276,8 @@ export function validateDeclaration(
     }
   }
 
-  if (problems.length === 0 && (options.checkCommands ?? true))
+  // Commands are looked for whatever else is wrong, so one pass lists every problem.
+  if (options.checkCommands ?? true)
     services.forEach((s: unknown, i) => {
       if (!isObj(s) || typeof s['command'] !== 'string') return;
       if (findCommand(s['command'], options.env) === undefined)
@@ -265,15 +288,117 @@ export function validateDeclaration(
     });
   const lead = x['leadership'];
   if (
-    problems.length === 0 &&
     (options.checkCommands ?? true) &&
     isObj(lead) &&
     typeof lead['command'] === 'string' &&
     findCommand(lead['command'], options.env) === undefined
   )
     bad('leadership.command', `${lead['command']} not found (not on PATH, or not executable)`);
-  if (problems.length > 0) throw new DeclarationError(where, problems);
+  const transfer = x['leadershipTransfer'];
+  if (
+    (options.checkCommands ?? true) &&
+    isObj(transfer) &&
+    typeof transfer['command'] === 'string' &&
+    findCommand(transfer['command'], options.env) === undefined
+  )
+    bad('leadershipTransfer.command', `${transfer['command']} not found (not on PATH, or not executable)`);
+  if (problems.length > 0) throw new DeclarationError(where, groupProblems(problems));
   return { ...(x as unknown as TargetDeclaration), kind: 'limbo-target-declaration' };
+}
+
+/** One problem: the field it is in and what is wrong there. */
+export interface Problem {
+  field: string;
+  what: string;
+}
+
+const SERVICE_FIELD = /^services\[\d+\] \(([^)]*)\)\.([A-Za-z]+)/;
+const MAX_PLACES = 8;
+const PART_WORDS: Readonly<Record<string, string>> = {
+  args: 'args',
+  env: 'env entries',
+  command: 'commands',
+  metrics: 'metrics URLs',
+  ready: 'readiness probes',
+};
+
+/**
+ * One line per mistake: problems saying the same thing in several fields become one line
+ * naming where (`{{link:a->b}}: no link a->b (in 9 args of services x, y)`), in first-seen order.
+ */
+export function groupProblems(problems: readonly Problem[]): string[] {
+  const byWhat = new Map<string, string[]>();
+  for (const p of problems) {
+    const fields = byWhat.get(p.what);
+    if (fields === undefined) byWhat.set(p.what, [p.field]);
+    else if (!fields.includes(p.field)) fields.push(p.field);
+  }
+  return [...byWhat].map(([what, fields]) =>
+    fields.length === 1 ? `${fields[0]}: ${what}` : `${what} (in ${placesOf(fields)})`,
+  );
+}
+
+/** Fields in words: `9 args of services x, y; links[0].from, links[2].from`. */
+function placesOf(fields: readonly string[]): string {
+  const parts = new Map<string, { fields: string[]; services: Set<string> }>();
+  const other: string[] = [];
+  for (const f of fields) {
+    const m = SERVICE_FIELD.exec(f);
+    if (m === null) {
+      other.push(f);
+      continue;
+    }
+    const part = parts.get(m[2]!) ?? { fields: [], services: new Set<string>() };
+    part.fields.push(f);
+    part.services.add(m[1]!);
+    parts.set(m[2]!, part);
+  }
+  const said = [...parts].flatMap(([part, p]) =>
+    p.fields.length === 1
+      ? p.fields
+      : [
+          `${p.fields.length} ${PART_WORDS[part] ?? `${part} fields`} of service${p.services.size > 1 ? 's' : ''} ${[...p.services].join(', ')}`,
+        ],
+  );
+  said.push(...other);
+  return (
+    said.slice(0, MAX_PLACES).join(', ') +
+    (said.length > MAX_PLACES ? ` and ${said.length - MAX_PLACES} more` : '')
+  );
+}
+
+/** A cycle of startAfter among the services (names, the first repeated at the end), if any. */
+function startAfterCycle(services: readonly unknown[]): string[] | undefined {
+  const after = new Map<string, string[]>();
+  for (const s of services)
+    if (isObj(s) && typeof s['name'] === 'string')
+      after.set(s['name'], isStrings(s['startAfter']) ? s['startAfter'] : []);
+  const done = new Set<string>();
+  const visit = (name: string, path: string[]): string[] | undefined => {
+    const at = path.indexOf(name);
+    if (at >= 0) return [...path.slice(at), name];
+    if (done.has(name)) return undefined;
+    for (const d of after.get(name) ?? []) {
+      const c = visit(d, [...path, name]);
+      if (c !== undefined) return c;
+    }
+    done.add(name);
+    return undefined;
+  };
+  for (const name of after.keys()) {
+    const c = visit(name, []);
+    if (c !== undefined) return c;
+  }
+  return undefined;
+}
+
+/** The limbo signals of the family `name` claims (`limbo_processor_…`), else the families. */
+function knownSignalsLike(name: string): string {
+  const family = /^limbo_[a-z]+_/.exec(name)?.[0];
+  const same = targetSignals.filter((s) => family !== undefined && s.startsWith(family));
+  if (same.length > 0) return `${family}*: ${same.map((s) => s.slice(family!.length)).join(', ')}`;
+  const families = [...new Set(targetSignals.map((s) => /^limbo_[a-z]+_/.exec(s)?.[0] ?? s))];
+  return `known: ${families.map((f) => `${f}*`).join(', ')}; docs/architecture.md#metrics names each`;
 }
 
 function unknownFields(
@@ -307,11 +432,27 @@ function checkWait(w: unknown, at: string, bad: (f: string, w: string) => void):
 }
 
 function checkClient(c: unknown, bad: (f: string, w: string) => void): void {
-  if (!isObj(c)) return bad('client', "say how clients call: { api: 'reference' | 'restate' | an adapter }");
-  unknownFields(c, ['api', 'probe', 'maxRatePerSec'], 'client.', bad);
+  if (!isObj(c))
+    return bad(
+      'client',
+      "say how clients call: { api: 'reference' | 'restate' | an HTTP API } or { adapter }",
+    );
+  unknownFields(c, ['api', 'adapter', 'probe', 'maxRatePerSec'], 'client.', bad);
   const api = c['api'];
-  if (api !== 'reference' && api !== 'restate') {
-    if (!isObj(api)) bad('client.api', "must be 'reference', 'restate' or a client adapter object");
+  const adapter = c['adapter'];
+  if (adapter !== undefined) {
+    if (api !== undefined) bad('client', 'give either api (HTTP) or adapter (any protocol), not both');
+    if (!isObj(adapter) || adapter['kind'] !== 'limbo-client-adapter')
+      bad('client.adapter', 'must be made with defineClientAdapter({ name, connect })');
+    else {
+      if (typeof adapter['name'] !== 'string') bad('client.adapter.name', 'must be a string');
+      if (typeof adapter['connect'] !== 'function') bad('client.adapter.connect', 'must be a function');
+      if (adapter['invocationIdFor'] !== undefined && typeof adapter['invocationIdFor'] !== 'function')
+        bad('client.adapter.invocationIdFor', 'must be a function');
+    }
+  } else if (api !== 'reference' && api !== 'restate') {
+    if (!isObj(api))
+      bad('client.api', "must be 'reference', 'restate' or an HTTP API object (or give adapter)");
     else
       for (const f of [
         'name',
@@ -334,6 +475,7 @@ function checkLeadership(
   l: unknown,
   ports: ReadonlyMap<string, ReadonlySet<string>>,
   roles: ReadonlySet<string>,
+  links: ReadonlySet<string>,
   bad: (f: string, w: string) => void,
 ): void {
   if (l === undefined) return;
@@ -348,9 +490,15 @@ function checkLeadership(
     return;
   }
   if (l['command'] !== undefined) {
-    unknownFields(l, ['command', 'args', 'leaderWhen'], 'leadership.', bad);
+    unknownFields(l, ['command', 'args', 'leaderWhen', 'noAnswerExit'], 'leadership.', bad);
     if (typeof l['command'] !== 'string' || l['command'] === '')
       bad('leadership.command', 'must be a program name or path');
+    const noAnswer = l['noAnswerExit'];
+    if (
+      noAnswer !== undefined &&
+      (!Number.isInteger(noAnswer) || (noAnswer as number) < 1 || (noAnswer as number) > 255)
+    )
+      bad('leadership.noAnswerExit', 'must be an exit code from 1 to 255');
     const args = l['args'];
     if (args !== undefined && (!Array.isArray(args) || args.some((a) => typeof a !== 'string')))
       bad('leadership.args', 'must be a list of strings');
@@ -360,6 +508,13 @@ function checkLeadership(
           if (typeof ref === 'string') bad('leadership.args', ref);
           else if (ref.kind === 'port' && ![...ports.values()].some((p) => p.has(ref.port)))
             bad('leadership.args', `{{port:${ref.port}}}: no service has a port ${ref.port}`);
+          else if (ref.kind === 'addr' && !(ports.get(ref.service)?.has(ref.port) ?? false))
+            bad('leadership.args', `{{addr:${ref.service}.${ref.port}}}: no such service port`);
+          else if (ref.kind === 'link' && !links.has(ref.link))
+            bad(
+              'leadership.args',
+              `{{link:${ref.link}}}: no link ${ref.link} (have ${[...links].join(', ')})`,
+            );
         }
     if (l['leaderWhen'] !== undefined) checkLeaderWhen(l['leaderWhen'], bad);
     return;
@@ -382,4 +537,54 @@ function checkLeaderWhen(w: unknown, bad: (f: string, w: string) => void): void 
   unknownFields(w, ['jsonPath', 'equalsJsonPath', 'equals'], 'leadership.leaderWhen.', bad);
   if (w['equalsJsonPath'] === undefined && w['equals'] === undefined)
     bad('leadership.leaderWhen', 'give equalsJsonPath or equals');
+}
+
+/**
+ * A sound declaration in one line, for `limbo validate`: its services, links, the commands
+ * found (and where), the client, who leads, its signals and the checks it calls inapplicable.
+ */
+export function describeDeclaration(d: DeclaredTarget, env: NodeJS.ProcessEnv = process.env): string {
+  const commands = [
+    ...new Set(
+      [
+        ...d.services.map((s) => s.command),
+        d.leadership !== undefined && 'command' in d.leadership ? d.leadership.command : undefined,
+        d.leadershipTransfer?.command,
+      ].filter((c): c is string => c !== undefined),
+    ),
+  ];
+  const found = commands.map((c) => {
+    const at = findCommand(c, env);
+    return at === undefined || at === c ? c : `${c} (${at})`;
+  });
+  const api = d.client.api;
+  const client =
+    d.client.adapter !== undefined
+      ? `adapter ${d.client.adapter.name}`
+      : typeof api === 'string'
+        ? `${api} API`
+        : `HTTP API ${api?.name ?? '?'}`;
+  const lead = d.leadership;
+  const leads =
+    lead === undefined
+      ? 'no leadership'
+      : 'metric' in lead
+        ? `leadership by metric ${lead.metric}`
+        : 'command' in lead
+          ? `leadership by command ${lead.command}`
+          : `leadership by http port ${lead.http.port} ${lead.http.path}`;
+  const signals = Object.values(d.signals ?? {});
+  const missing = signals.filter((s) => 'missing' in s).length;
+  return [
+    `${d.name}: ${d.services.length} service${d.services.length === 1 ? '' : 's'} (${d.services.map((s) => `${s.name} ${s.role}`).join(', ')})`,
+    `${d.links.length} link${d.links.length === 1 ? '' : 's'} (${d.links.map(linkName).join(', ')})`,
+    commands.length > 0 ? `commands found: ${found.join(', ')}` : 'no commands (images only)',
+    `client: ${client}`,
+    leads + (d.leadershipTransfer !== undefined ? ' with a transfer command' : ''),
+    `${signals.length - missing} signal(s) mapped, ${missing} declared missing`,
+    ...(Object.keys(d.inapplicableChecks ?? {}).length > 0
+      ? [`inapplicable: ${Object.keys(d.inapplicableChecks ?? {}).join(', ')}`]
+      : []),
+    ...(d.slo !== undefined ? ['service levels declared'] : []),
+  ].join('; ');
 }

@@ -6,7 +6,7 @@
 //   { http }    ─ httpProbe(url, accept: status + bodyIncludes) ─┐
 //   { tcp }     ─ tcpProbe(host, port) ─────────────────────────┴▶ waitFor ─▶ ready
 //   { logLine } ─ matchReady(line) on the process's output ─────────────────▶ ready
-import type { ReadyInfo } from '../../util/ready.js';
+import type { ReadyInfo } from '../../launch/ready.js';
 import { httpProbe, tcpProbe, waitFor, type Probe } from '../../util/wait.js';
 import type { WaitStrategy } from './declaration.js';
 

@@ -18,7 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { startProcess, type StartedProcess } from '../../runtime/process.js';
 import { silentLogger, type Logger } from '../../telemetry/logger.js';
 import { LimboError } from '../../util/errors.js';
-import { freePorts } from '../../util/free-ports.js';
+import { freePorts } from '../../launch/free-ports.js';
 import { nodeConfigToml } from './node-config.js';
 import { listPartitions, type PartitionLeader } from './partitions.js';
 import { provision, registerDeployment, waitForLeaders, waitUntilServing } from './readiness.js';

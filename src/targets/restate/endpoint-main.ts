@@ -2,7 +2,7 @@
 //   node dist/src/targets/restate/endpoint-main.js [--port N]
 // prints `limbo-ready {"role":"restate-services",…,"addresses":{"http":…}}` and serves until
 // SIGTERM/SIGINT. A separate process so the testbed can kill, pause or cut it like a node.
-import { formatReadyLine } from '../../util/ready.js';
+import { formatReadyLine } from '../../launch/ready.js';
 import { startRestateServices } from './services.js';
 
 const portIndex = process.argv.indexOf('--port');

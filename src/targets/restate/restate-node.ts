@@ -5,7 +5,7 @@
 import { startProcess, type StartedProcess } from '../../runtime/process.js';
 import type { StopOutcome } from '../../runtime/service-handle.js';
 import type { Logger } from '../../telemetry/logger.js';
-import type { ReadyInfo } from '../../util/ready.js';
+import type { ReadyInfo } from '../../launch/ready.js';
 import { restateServerBinary } from './binaries.js';
 
 export interface RestateNode {

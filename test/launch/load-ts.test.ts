@@ -1,4 +1,4 @@
-// Suite and target files load in the runner's own thread (util/load-ts.ts): a suite's relative
+// Suite and target files load in the runner's own thread (launch/load-ts.ts): a suite's relative
 // TypeScript imports are part of it, its package imports are the runner's own modules, each
 // file keeps its own import.meta, errors name the .ts file and line, and nothing is left
 // behind (no temporary folder, no esbuild process).
@@ -11,7 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { loadSuite } from '../../src/runner/load-suites.js';
 import { isSuite } from '../../src/runner/suite.js';
 import { UsageError } from '../../src/util/errors.js';
-import { importTypeScript } from '../../src/util/load-ts.js';
+import { importTypeScript } from '../../src/launch/load-ts.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 // Inside the package, so `import … from 'limbo'` resolves through its self-reference.

@@ -1,4 +1,4 @@
-// limitHeapGrowth (util/gc.ts): set at run time, V8's old generation stays near what it keeps
+// limitHeapGrowth (launch/gc.ts): set at run time, V8's old generation stays near what it keeps
 // alive; a process given its own --heap-growing-percent is left alone. capYoungGeneration: set
 // at run time, the young generation stops growing at its cap; a process given its own
 // young-generation flag is left alone.
@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { capYoungGeneration, limitHeapGrowth } from '../../src/util/gc.js';
+import { capYoungGeneration, limitHeapGrowth } from '../../src/launch/gc.js';
 
-const gcModule = fileURLToPath(new URL('../../src/util/gc.js', import.meta.url));
+const gcModule = fileURLToPath(new URL('../../src/launch/gc.js', import.meta.url));
 
 /** Runs an ES module program in a new Node process; the number it prints. */
 function numberFromChild(program: string): number {

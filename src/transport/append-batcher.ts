@@ -19,7 +19,7 @@
 // (an aborted append is answered CANCELLED at once: still queued, it is skipped when its turn
 // comes, never sent). A batch on the wire whose appends have all been answered so is cancelled.
 import { status } from '@grpc/grpc-js';
-import type * as w from './wire.js';
+import type * as w from '../protocol/wire.js';
 import { Fifo } from '../util/fifo.js';
 import { statusError, type StatusError } from './mux-stream.js';
 

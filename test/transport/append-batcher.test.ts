@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { status } from '@grpc/grpc-js';
-import { AppendBatcher, type BatchCall } from '../../src/protocol/append-batcher.js';
+import { AppendBatcher, type BatchCall } from '../../src/transport/append-batcher.js';
 import type * as w from '../../src/protocol/wire.js';
 
 /** A batcher whose batches wait until `answerAll` (each item gets LSN = its index + 1) or their cancel. */

@@ -9,10 +9,10 @@
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import type * as w from './wire.js';
+import type * as w from '../protocol/wire.js';
 import { AppendBatcher } from './append-batcher.js';
 import { AppendStreamSender } from './append-stream.js';
-import { logCodecs } from './log-codec.js';
+import { logCodecs } from '../protocol/log-codec.js';
 import { ProcessorCallSender } from './call-stream.js';
 
 const protoPath = fileURLToPath(new URL('../../../src/protocol/limbo.proto', import.meta.url));

@@ -10,7 +10,7 @@
 //   deadline / abort ─▶ rejected at once + {callId, cancel}
 import { status, type ClientDuplexStream } from '@grpc/grpc-js';
 import { MuxStream, statusError } from './mux-stream.js';
-import type * as w from './wire.js';
+import type * as w from '../protocol/wire.js';
 
 export interface StreamCallOptions {
   /** Per-call deadline in milliseconds from now. */

@@ -12,7 +12,7 @@
 import { status, type ClientDuplexStream } from '@grpc/grpc-js';
 import type { BatchCall } from './append-batcher.js';
 import { MuxStream, statusError } from './mux-stream.js';
-import type * as w from './wire.js';
+import type * as w from '../protocol/wire.js';
 
 export class AppendStreamSender {
   private readonly mux: MuxStream<w.AppendBatchRequest, w.AppendBatchResponse>;

@@ -1,8 +1,8 @@
-// collectGarbage (util/gc.ts) really collects — without --expose-gc — and leaves the main
+// collectGarbage (launch/gc.ts) really collects — without --expose-gc — and leaves the main
 // context's globals alone.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { collectGarbage } from '../../src/util/gc.js';
+import { collectGarbage } from '../../src/launch/gc.js';
 
 test('collectGarbage frees dropped objects at once and adds no global gc', () => {
   const hadGc = 'gc' in globalThis;

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { freePorts } from '../../src/util/free-ports.js';
+import { freePorts } from '../../src/launch/free-ports.js';
 
 test('freePorts gives distinct bindable ports below the ephemeral range', async () => {
   const ports = await freePorts(12);
