@@ -53,7 +53,7 @@ export const checkDocs: Readonly<Record<string, CheckDoc>> = {
     premise:
       'Each counter add takes effect once: after convergence every counter holds its acknowledged adds plus some subset of those whose outcome the client never learnt.',
     evidence:
-      'Counter adds grouped into effects by key and idempotency key (a retry is the same effect): applied if any op ended ok, unknown if one ended `info` or stayed open, failed otherwise. The final value is the last ok read invoked after every add on the key ended (the runner’s final read counts). Below the acknowledged sum is a lost effect; above acknowledged plus unknown, or a difference no subset of the unknown adds makes up, is a doubled one. A failure names the key, the values and the invocation ids of its adds.',
+      'Counter adds grouped into effects by key and idempotency key (a retry is the same effect): applied if any op ended ok, unknown if one ended `info` or stayed open, failed otherwise. The final value is the last ok read invoked after every add on the key ended (the runner’s final read counts; after convergence it is asked again until one answers ok, within 20 s). Below the acknowledged sum is a lost effect; above acknowledged plus unknown, or a difference no subset of the unknown adds makes up, is a doubled one. A failure names the key, the values and the invocation ids of its adds.',
     inconclusiveWhen:
       'The workload made no counter adds (no `counterAdd` in its mix), or a key has no final value: it says, per key, what the final read answered (outcome, status, an excerpt of the body) or that none came after the adds.',
     seeItFail:
