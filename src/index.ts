@@ -67,6 +67,7 @@ export { isolate, type IsolateOptions } from './faults/isolate.js';
 export {
   hookFault,
   logAppendErrors,
+  logWriteErrors,
   slowFsync,
   tableUpdates,
   leadershipStepFailure,

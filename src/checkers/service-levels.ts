@@ -58,6 +58,8 @@ const BLOCKING = new Set([
   'clients-before-processors',
   // The log refusing appends: what it holds waits for the heal.
   'log-append-errors',
+  // The log's disk failing writes: appends fail until the partition recovers from its file.
+  'log-write-errors',
   'data-loss-restart',
 ]);
 

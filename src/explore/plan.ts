@@ -14,6 +14,7 @@ export { describePlanned, toScheduleEntries, type PlannedFault } from '../faults
 const hookKinds = [
   'log-append-errors',
   'slow-fsync',
+  'log-write-errors',
   'table-updates',
   'leadership-step-failure',
   'clock-step',
@@ -99,6 +100,13 @@ export function drawFault(random: Random, kind: ExploreFaultKind, o: GenerateOpt
       return { atMs, forMs, fault: kind, params: { partition } };
     case 'log-append-errors':
       return { atMs, forMs, fault: kind, params: { partitions: [partition] } };
+    case 'log-write-errors':
+      return {
+        atMs,
+        forMs,
+        fault: kind,
+        params: { written: random.pick(['none', 'torn', 'all'] as const), partitions: [partition] },
+      };
     case 'slow-fsync':
       return { atMs, forMs, fault: kind, params: { delayMs: round100(random.between(100, 400)) } };
     case 'table-updates':

@@ -148,6 +148,13 @@ export const faultDocs: Readonly<Record<string, FaultDoc>> = {
     heal: hookHeal,
     landedWhen: hookEvidence('log.append-error') + ' A hit is an append it refused.',
   },
+  'log-write-errors': {
+    helper: '`logWriteErrors({ written, partitions })`',
+    does: 'The log’s disk fails each durable write (EIO) while every leader stays up (the `log.write-error` hook in the log server): the appends of the write are answered with the error, and the partition recovers from its file a moment later, as a restart would. `written` says what reached the disk first: `none`; `torn` (every frame but half of the last: recovery cuts the torn one, the whole ones become records); `all` (appends answered failed whose records are in the log: an ambiguous failure the writer must tolerate).',
+    parameters: { written: '`none` (default), `torn` or `all`', partitions: logPartitions },
+    heal: hookHeal,
+    landedWhen: hookEvidence('log.write-error') + ' A hit is a write it failed.',
+  },
   pause: {
     helper: '`pause(service)`',
     does: 'SIGSTOP of the selected services: alive to the kernel, silent to everyone else.',

@@ -10,6 +10,7 @@ import {
   clockStep,
   leadershipStepFailure,
   logAppendErrors,
+  logWriteErrors,
   restartWithDataLoss,
   slowFsync,
   tableUpdates,
@@ -95,6 +96,12 @@ registerFault('follower-lag', (p) =>
 );
 registerFault('isolate', (p) => isolate(svcOf(p), isolateOptionsOf(p)));
 registerFault('log-append-errors', (p) => logAppendErrors(partitionsOf(p)));
+registerFault('log-write-errors', (p) => {
+  const written = p['written'] ?? 'none';
+  if (written !== 'none' && written !== 'torn' && written !== 'all')
+    throw new FaultError('E_FAULT_TARGET', 'fault parameter written must be none, torn or all');
+  return logWriteErrors({ written, ...partitionsOf(p) });
+});
 registerFault('slow-fsync', (p) => slowFsync({ delayMs: num(p, 'delayMs'), ...partitionsOf(p) }));
 registerFault('table-updates', (p) => {
   const how = p['how'] ?? 'delay';

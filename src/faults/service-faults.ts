@@ -187,6 +187,30 @@ export function slowFsync(options: { delayMs: number; partitions?: number[] }): 
 }
 
 /**
+ * The log's disk fails its writes (EIO) while every leader stays up; `written` says how much of
+ * each failed write reached the disk first: none, all but a torn last frame, or all of it (the
+ * error came after the data: an append answered failed whose records are in the log). Each
+ * failure fails the partition's appends in flight; the partition recovers from its file a
+ * moment later and takes appends again, until the next write fails. `partitions`: only those.
+ */
+export function logWriteErrors(
+  options: { written?: 'none' | 'torn' | 'all'; partitions?: number[] } = {},
+): Fault {
+  const written = options.written ?? 'none';
+  return hookFault({
+    name: 'log-write-errors',
+    hook: 'log.write-error',
+    on: onLog,
+    roles: ['log'],
+    describe: `${describeService(onLog)} ${written} written`,
+    params: {
+      written,
+      ...(options.partitions !== undefined ? { partitions: options.partitions } : {}),
+    },
+  });
+}
+
+/**
  * The controller's partition-table updates to the ingresses (WatchPartitionTable) delayed by
  * `delayMs`, dropped, or reordered (an update held until a newer one has gone, then sent after
  * it, or after `delayMs`). `watcher`: only ingresses whose name starts with it.

@@ -36,6 +36,8 @@ export const metricNames = {
  */
 export const referenceMetricNames = {
   logAppendErrorsTotal: 'limbo_log_append_errors_total',
+  logRecoveriesTotal: 'limbo_log_recoveries_total',
+  logRecoveredRecordsTotal: 'limbo_log_recovered_records_total',
   controllerTableVersion: 'limbo_controller_table_version',
   controllerTableUpdatesHeldTotal: 'limbo_controller_table_updates_held_total',
   ingressTableVersion: 'limbo_ingress_table_version',

@@ -59,6 +59,7 @@ test('fault hooks in the reference cluster reach their paths and heal', { timeou
       'controller.table-updates',
       'log.append-error',
       'log.slow-fsync',
+      'log.write-error',
     ]);
     assert.ok(
       hooks.every((h) => !h.on),
@@ -67,6 +68,7 @@ test('fault hooks in the reference cluster reach their paths and heal', { timeou
     assert.equal((await hook(log, { hook: 'nope' })).status, 400);
     assert.equal((await hook(log, { hook: 'log.slow-fsync', params: { delayMs: -1 } })).status, 400);
     assert.equal((await hook(log, { hook: 'log.slow-fsync', params: {} })).status, 400);
+    assert.equal((await hook(log, { hook: 'log.write-error', params: { written: 'half' } })).status, 400);
   });
 
   await t.test(
@@ -94,6 +96,32 @@ test('fault hooks in the reference cluster reach their paths and heal', { timeou
       );
       const after = await echo(cluster.url, `after-append-error-${Date.now()}`);
       assert.equal(after.status, 200);
+    },
+  );
+
+  await t.test(
+    'log.write-error (all written): writes fail, partitions recover from their files finding the records, calls finish after',
+    async () => {
+      const recoveredBefore = await metric(log, 'limbo_log_recovered_records_total');
+      assert.equal(recoveredBefore, 0, 'nothing recovered before the fault');
+      assert.equal((await hook(log, { hook: 'log.write-error', params: { written: 'all' } })).status, 200);
+      const pending = echo(cluster.url, `write-error-${Date.now()}`);
+      await until(
+        'a partition recovered, finding what a failed write left',
+        10_000,
+        async () =>
+          (await metric(log, 'limbo_log_recoveries_total')) > 0 &&
+          (await metric(log, 'limbo_log_recovered_records_total')) > 0,
+      );
+      const off = await hook(log, { hook: 'log.write-error', off: true });
+      assert.ok((off.body['hits'] as number) > 0, `the hook failed writes: ${JSON.stringify(off.body)}`);
+      const r = await pending;
+      assert.equal(
+        r.status,
+        200,
+        `the call made during the fault is answered after it: ${JSON.stringify(r.body)}`,
+      );
+      assert.equal((await echo(cluster.url, `after-write-error-${Date.now()}`)).status, 200);
     },
   );
 

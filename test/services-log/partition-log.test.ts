@@ -1,12 +1,16 @@
 // The partition file on its own (in-process, real files): recovery across the scan's
 // chunk boundaries and of records larger than a chunk, and group commit batching
-// concurrent appends into fewer fsyncs.
+// concurrent appends into fewer fsyncs, and a write error (nothing, part or all of the write on
+// disk) recovered from the file.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PartitionLog } from '../../src/services/log/partition-log.js';
 import { silentLogger } from '../../src/telemetry/logger.js';
+import { createRegistry } from '../../src/telemetry/metrics.js';
+import { createFaultHooks } from '../../src/services/fault-hooks.js';
+import { defineLogHooks } from '../../src/services/log/log-server.js';
 import { recordOf, tempDir } from './log-harness.js';
 
 test('reopening recovers every record, across scan chunks and larger than one', async () => {
@@ -199,4 +203,111 @@ test('the cache of recent batches stays right while thousands fall out of it', a
   } finally {
     await log.close();
   }
+});
+
+/** A partition log with the log server's own fault hooks, recovering 50 ms after a failed write. */
+async function logWithHooks(file: string) {
+  const faultHooks = createFaultHooks(createRegistry());
+  const hooks = defineLogHooks(faultHooks);
+  const log = await PartitionLog.open({
+    partition: 0,
+    file,
+    logger: silentLogger,
+    writeError: hooks.writeError,
+    recoverAfterMs: 50,
+  });
+  return { log, faultHooks };
+}
+
+/** Appends until one is taken (the partition recovered), bounded. */
+async function appendOnceRecovered(log: PartitionLog, record: Buffer): Promise<number> {
+  const deadline = performance.now() + 5000;
+  for (;;) {
+    try {
+      return (await log.append([record])).firstLsn;
+    } catch (err) {
+      assert.equal((err as { code?: string }).code, 'E_LOG_FAILED');
+      if (performance.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+}
+
+async function readAll(log: PartitionLog): Promise<Buffer[]> {
+  const got: Buffer[] = [];
+  for (let lsn = 1; lsn <= log.tailLsn;) {
+    const entries = await log.read(lsn, { maxEntries: 1000, maxBytes: 1024 * 1024 });
+    assert.ok(entries.length > 0);
+    got.push(...entries.map((e) => Buffer.from(e.payload)));
+    lsn += entries.length;
+  }
+  return got;
+}
+
+for (const [written, found] of [
+  ['none', 0],
+  ['torn', 2],
+  ['all', 3],
+] as const) {
+  test(`a write error (${written} of the write on disk) fails the appends, refuses more, and the partition recovers from its file`, async () => {
+    using dir = tempDir();
+    const file = join(dir.path, 'p.log');
+    const { log, faultHooks } = await logWithHooks(file);
+    try {
+      for (let i = 0; i < 3; i++) await log.append([recordOf(i, 100 + i)]);
+      faultHooks.switchOn('log.write-error', { written });
+      // Three appends in one group commit: the write fails, each is answered with the error.
+      const failed = await Promise.allSettled([3, 4, 5].map((i) => log.append([recordOf(i, 200 + i)])));
+      assert.deepEqual(
+        failed.map((r) => r.status),
+        ['rejected', 'rejected', 'rejected'],
+      );
+      assert.match(String((failed[0] as PromiseRejectedResult).reason), /partition 0: EIO: i\/o error/);
+      // Failed: refused at once until it has recovered.
+      assert.throws(() => log.enqueue([recordOf(9, 10)], () => undefined), { code: 'E_LOG_FAILED' });
+      assert.equal(faultHooks.switchOff('log.write-error').hits, 1);
+      // Recovered from the file: the durable records and the failed write's whole frames.
+      const next = await appendOnceRecovered(log, recordOf(6, 50));
+      assert.equal(next, 3 + found + 1);
+      const expected = [0, 1, 2].map((i) => recordOf(i, 100 + i));
+      for (let i = 0; i < found; i++) expected.push(recordOf(3 + i, 203 + i));
+      expected.push(recordOf(6, 50));
+      const got = await readAll(log);
+      assert.deepEqual(
+        got.map((b) => b.length),
+        expected.map((b) => b.length),
+      );
+      got.forEach((b, i) => assert.ok(b.equals(expected[i]!), `record ${i + 1}`));
+    } finally {
+      await log.close();
+    }
+    // A restart finds the same: nothing torn is left in the file.
+    const reopened = await PartitionLog.open({ partition: 0, file, logger: silentLogger });
+    try {
+      assert.equal(reopened.tailLsn, 3 + found + 1);
+    } finally {
+      await reopened.close();
+    }
+  });
+}
+
+test('closing a partition whose recovery is due ends at once, and nothing recovers after', async () => {
+  using dir = tempDir();
+  const { log, faultHooks } = await logWithHooks(join(dir.path, 'p.log'));
+  await log.append([recordOf(0, 10)]);
+  faultHooks.switchOn('log.write-error', { written: 'all' });
+  await assert.rejects(log.append([recordOf(1, 10)]), /EIO/);
+  const started = performance.now();
+  await log.close();
+  assert.ok(performance.now() - started < 1000);
+  assert.throws(() => log.enqueue([recordOf(2, 10)], () => undefined), { code: 'E_STOPPED' });
+});
+
+test('the write-error hook refuses bad parameters with a message', () => {
+  const faultHooks = createFaultHooks(createRegistry());
+  defineLogHooks(faultHooks);
+  assert.throws(
+    () => faultHooks.switchOn('log.write-error', { written: 'some' }),
+    /written: one of none, torn, all/,
+  );
 });

@@ -58,6 +58,18 @@ export function createLogMetrics(registry: Registry): LogMetrics {
     labelNames: ['partition', 'code'],
     registers: [registry],
   });
+  const recoveries = new Counter({
+    name: referenceMetricNames.logRecoveriesTotal,
+    help: 'Partitions recovered from their file after a failed write',
+    labelNames: ['partition'],
+    registers: [registry],
+  });
+  const recoveredRecords = new Counter({
+    name: referenceMetricNames.logRecoveredRecordsTotal,
+    help: 'Records a failed write left on disk, found when the partition recovered (appends answered failed that are in the log)',
+    labelNames: ['partition'],
+    registers: [registry],
+  });
   const tableVersion = new Gauge({
     name: referenceMetricNames.controllerTableVersion,
     help: 'Version of the partition table the controller publishes (watchers compare theirs)',
@@ -89,6 +101,10 @@ export function createLogMetrics(registry: Registry): LogMetrics {
         },
         onFsync: () => fsyncsOf.inc(),
         onTail: (lsn) => tailOf.set(lsn),
+        onRecovered: (records) => {
+          recoveries.inc(labels);
+          recoveredRecords.inc(labels, records);
+        },
       };
     },
     leaderChanged: (partition, reason) => leaderChanges.inc({ partition: String(partition), reason }),

@@ -32,7 +32,7 @@ import {
   type FaultHook,
   type FaultHooks,
 } from '../fault-hooks.js';
-import type { SlowSyncParams } from './partition-log.js';
+import type { SlowSyncParams, WriteErrorParams } from './partition-log.js';
 
 export interface LogServerOptions {
   dataDir: string;
@@ -63,14 +63,15 @@ export interface StartedLogServer extends StartedService {
   readonly registry: Registry;
 }
 
-interface LogHooks {
+export interface LogHooks {
   appendError: FaultHook<AppendErrorParams>;
   slowSync: FaultHook<SlowSyncParams>;
+  writeError: FaultHook<WriteErrorParams>;
   tableUpdates: FaultHook<TableUpdateParams>;
 }
 
-/** The log server's fault hooks (fault-hooks.ts): errors, a slow disk, a controller's late tables. */
-function defineLogHooks(hooks: FaultHooks): LogHooks {
+/** The log server's fault hooks (fault-hooks.ts): errors, a slow or failing disk, a controller's late tables. */
+export function defineLogHooks(hooks: FaultHooks): LogHooks {
   return {
     appendError: hooks.define('log.append-error', {
       parse: (raw) => ({ partitions: partitionsParam(raw) }),
@@ -78,6 +79,12 @@ function defineLogHooks(hooks: FaultHooks): LogHooks {
     slowSync: hooks.define('log.slow-fsync', {
       parse: (raw) => ({
         delayMs: numberParam(raw, 'delayMs', { min: 1, max: 10_000 }),
+        partitions: partitionsParam(raw),
+      }),
+    }),
+    writeError: hooks.define('log.write-error', {
+      parse: (raw) => ({
+        written: enumParam(raw, 'written', ['none', 'torn', 'all'] as const),
         partitions: partitionsParam(raw),
       }),
     }),
@@ -123,6 +130,7 @@ export async function startLogServer(options: LogServerOptions): Promise<Started
       logger: logger.child('store'),
       hooks: (p) => metrics.partitionHooks(p),
       slowSync: hooks.slowSync,
+      writeError: hooks.writeError,
     });
   } catch (err) {
     await lock.release();

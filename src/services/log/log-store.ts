@@ -11,6 +11,7 @@ import {
   type AppendDone,
   type PartitionLogHooks,
   type SlowSyncParams,
+  type WriteErrorParams,
 } from './partition-log.js';
 import type { FaultHook } from '../fault-hooks.js';
 
@@ -23,6 +24,8 @@ export interface LogStoreOptions {
   hooks?: (partition: number) => PartitionLogHooks;
   /** The log.slow-fsync fault hook (partition-log.ts). */
   slowSync?: FaultHook<SlowSyncParams>;
+  /** The log.write-error fault hook (partition-log.ts). */
+  writeError?: FaultHook<WriteErrorParams>;
 }
 
 export class LogStore {
@@ -44,6 +47,7 @@ export class LogStore {
             now: o.now,
             hooks: o.hooks?.(p),
             ...(o.slowSync !== undefined ? { slowSync: o.slowSync } : {}),
+            ...(o.writeError !== undefined ? { writeError: o.writeError } : {}),
           }),
         );
       }

@@ -16,8 +16,11 @@
 // the event loop is busy answering the previous group. The most recent durable batches stay
 // in memory (bounded by maxCachedBytes), so tailing readers — every replica follows every
 // partition — read what was just written without a read syscall; older records come from
-// the file. A failed write poisons the partition (the file's state is unknown, see
-// "fsyncgate"); a restart recovers it from disk.
+// the file. A failed write poisons the partition: the file's state is unknown (see
+// "fsyncgate": nothing, part or all of the write may be on disk, whatever the error says), so
+// every append queued is refused, and after `recoverAfterMs` the partition recovers from the
+// file as a restart would: the durable prefix must be intact, whole frames past it (a write
+// that reached the disk although it reported an error) become records, a torn frame is cut.
 import { constants, write } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import type { LogEntry } from '../../protocol/wire.js';
@@ -27,6 +30,15 @@ import { LogServerError } from './errors.js';
 import { checkFrame, frameBytes, FRAME_HEADER_BYTES, writeFrame } from './frame.js';
 import { recoverLogFile } from './recover-log-file.js';
 import type { FaultHook } from '../fault-hooks.js';
+
+/**
+ * The log.write-error fault hook's parameters: each durable write of these partitions fails
+ * (EIO) after `written` of it reached the disk: none, all but a torn last frame, or all.
+ */
+export interface WriteErrorParams {
+  written: 'none' | 'torn' | 'all';
+  partitions: ReadonlySet<number> | undefined;
+}
 
 /** The log.slow-fsync fault hook's parameters: each durable write of these partitions held back. */
 export interface SlowSyncParams {
@@ -39,6 +51,8 @@ export interface PartitionLogHooks {
   onAppended?(records: number, durationMs: number): void;
   onFsync?(): void;
   onTail?(tailLsn: number): void;
+  /** The partition recovered from its file after a failed write, finding `records` the write left. */
+  onRecovered?(records: number): void;
 }
 
 export interface PartitionLogOptions {
@@ -55,6 +69,10 @@ export interface PartitionLogOptions {
   hooks?: PartitionLogHooks;
   /** Fault hook: while on, each durable write completes `delayMs` late (a slow disk). */
   slowSync?: FaultHook<SlowSyncParams>;
+  /** Fault hook: while on, each durable write fails with EIO (after part of it may have landed). */
+  writeError?: FaultHook<WriteErrorParams>;
+  /** How long a partition failed by a write error waits before it recovers from its file (default 250 ms). */
+  recoverAfterMs?: number;
 }
 
 /**
@@ -87,6 +105,9 @@ export class PartitionLog {
   private pendingBytes = 0;
   private flushing: Promise<void> | undefined;
   private failed: Error | undefined;
+  /** The recovery from the file after a failed write, while one is due or under way. */
+  private recovering:
+    { timer: NodeJS.Timeout | undefined; fire: () => void; done: Promise<void> } | undefined;
   private closed = false;
   private tailWake: { promise: Promise<void>; resolve: () => void };
   private readonly maxBatchBytes: number;
@@ -237,7 +258,7 @@ export class PartitionLog {
         at = writeFrame(buf, at, r);
       }
     const group: Group = { batch, buf, starts };
-    return this.writeAll(buf, this.endOffset).then(
+    return this.writeAll(buf, this.endOffset, (starts.at(-1) as number) - this.endOffset).then(
       () => group,
       (err: unknown) => {
         this.failed = err instanceof Error ? err : new Error(String(err));
@@ -248,12 +269,34 @@ export class PartitionLog {
         const e = new LogServerError('E_LOG_FAILED', `partition ${this.o.partition}: ${this.failed.message}`);
         for (const p of [...batch, ...this.queue.takeAll()]) settle(p, e, 0, 0);
         this.pendingBytes = 0;
+        this.scheduleRecovery();
         return undefined;
       },
     );
   }
 
-  private async writeAll(buf: Buffer, position: number): Promise<void> {
+  /** Writes `buf` at `position` durably; `lastFrameAt` is where its last frame begins in it. */
+  private async writeAll(buf: Buffer, position: number, lastFrameAt: number): Promise<void> {
+    const failing = this.o.writeError;
+    if (failing?.on === true && (failing.params.partitions?.has(this.o.partition) ?? true)) {
+      failing.hit();
+      // What reached the disk before the error: nothing, every frame but half of the last one
+      // (a torn write), or everything (the error came after the data was written).
+      const { written } = failing.params;
+      const landed =
+        written === 'all'
+          ? buf.length
+          : written === 'torn'
+            ? lastFrameAt + Math.ceil((buf.length - lastFrameAt) / 2)
+            : 0;
+      for (let at = 0; at < landed;) at += await writeAt(this.dsync.fd, buf, at, landed - at, position + at);
+      throw Object.assign(
+        new Error(
+          `EIO: i/o error, write (${landed} of ${buf.length} bytes reached the disk; log.write-error hook)`,
+        ),
+        { code: 'EIO' },
+      );
+    }
     let written = 0;
     while (written < buf.length)
       written += await writeAt(this.dsync.fd, buf, written, buf.length - written, position + written);
@@ -423,10 +466,83 @@ export class PartitionLog {
     return lsn < this.starts.length ? (this.starts[lsn] as number) : this.endOffset;
   }
 
+  /** After a failed write: recover from the file once `recoverAfterMs` has passed (once at a time). */
+  private scheduleRecovery(): void {
+    if (this.recovering !== undefined || this.closed) return;
+    let fire!: () => void;
+    const due = new Promise<void>((resolve) => (fire = resolve));
+    const recovering = {
+      timer: setTimeout(fire, this.o.recoverAfterMs ?? 250) as NodeJS.Timeout | undefined,
+      done: due
+        .then(() => this.recoverFromFile())
+        .catch((err: unknown) =>
+          this.o.logger.error('recovery after a write error failed; the partition stays failed', {
+            partition: this.o.partition,
+            error: err,
+          }),
+        )
+        .finally(() => {
+          this.recovering = undefined;
+        }),
+      fire,
+    };
+    this.recovering = recovering;
+  }
+
+  /**
+   * Re-reads the file as a restart would and takes appends again. The durable prefix must be
+   * there as it was (else the partition stays failed); whole frames past it are records a
+   * failed write left on disk (their appends were answered with the error: an ambiguous
+   * failure, as a disk gives), a torn frame is cut. The in-memory batches are dropped: readers
+   * read from the file until new writes fill them again.
+   */
+  private async recoverFromFile(): Promise<void> {
+    this.recovering!.timer = undefined;
+    if (this.closed || this.failed === undefined) return;
+    const recovered = await recoverLogFile(this.fh);
+    if (this.closed) return;
+    const intact =
+      recovered.starts.length >= this.starts.length &&
+      this.starts.every((offset, i) => recovered.starts[i] === offset) &&
+      recovered.endOffset >= this.endOffset;
+    if (!intact)
+      throw new Error(
+        `the file holds ${recovered.starts.length} whole records where ${this.starts.length} were durable`,
+      );
+    if (recovered.cutBytes > 0) {
+      await this.fh.truncate(recovered.endOffset);
+      await this.fh.sync();
+    }
+    if (this.closed) return;
+    const found = recovered.starts.length - this.starts.length;
+    for (const offset of recovered.starts.slice(this.starts.length)) this.starts.push(offset);
+    this.endOffset = recovered.endOffset;
+    this.cached.clear();
+    this.cachedBytes = 0;
+    this.o.logger.warn('partition recovered from its file after a write error', {
+      partition: this.o.partition,
+      error: this.failed,
+      recordsFound: found,
+      cutBytes: recovered.cutBytes,
+      ...(recovered.cutReason !== undefined ? { why: recovered.cutReason } : {}),
+    });
+    this.failed = undefined;
+    this.o.hooks?.onRecovered?.(found);
+    this.o.hooks?.onTail?.(this.tailLsn);
+    if (found > 0) this.wakeTailers();
+  }
+
   /** Finishes the flush under way, refuses what is still queued, wakes readers, closes the file. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    const recovering = this.recovering;
+    if (recovering !== undefined) {
+      // A recovery not yet begun never begins; one under way finishes before the file closes.
+      if (recovering.timer !== undefined) clearTimeout(recovering.timer);
+      recovering.fire();
+      await recovering.done;
+    }
     const stopped = new LogServerError('E_STOPPED', 'log server is stopping');
     // Appends queued behind the flush under way are refused, never half-acknowledged.
     const queued = this.queue.takeAll();
