@@ -9,6 +9,7 @@ import type { SuiteRunOutcome } from '../../src/runner/run-suite.js';
 import { parseShard, shardItems, type Shard } from '../../src/runner/shard.js';
 import { UsageError } from '../../src/util/errors.js';
 import { limboSync } from '../helpers/limbo-cli.js';
+import { killJudgeVerdict } from '../helpers/kill-judge.js';
 
 test('parseShard takes k/N with 1 <= k <= N and names anything else', () => {
   assert.deepEqual(parseShard('2/3'), { index: 2, count: 3 });
@@ -117,25 +118,7 @@ async function searchShard(shard: Shard | undefined) {
     ...(shard !== undefined ? { shard } : {}),
     runOne: (suite, seed): Promise<SuiteRunOutcome> => {
       ran.push(seed);
-      const kill = suite.schedule.some((e) => e.fault.name === 'kill');
-      return Promise.resolve({
-        runDir: `runs/${suite.name}`,
-        verdict: {
-          suite: suite.name,
-          target: 'reference:legacy',
-          seed,
-          verdict: kill ? 'fail' : 'pass',
-          startedAt: '',
-          durationMs: 0,
-          ops: { total: 0, ok: 0, fail: 0, info: 0, open: 0 },
-          faults: suite.schedule.length,
-          checks: kill
-            ? [{ name: 'noClientLeftHanging', verdict: 'fail', summary: 'x', evidence: { details: {} } }]
-            : [],
-          replay: '',
-          runErrors: [],
-        },
-      });
+      return Promise.resolve({ runDir: `runs/${suite.name}`, verdict: killJudgeVerdict(suite, seed) });
     },
     save: (s) => `seeds/${s.name}.json`,
     write: () => {},

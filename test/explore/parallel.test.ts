@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { explore, type ExploreOptions } from '../../src/explore/explore.js';
 import type { SuiteRunResult } from '../../src/runner/run-suite.js';
 import type { Suite } from '../../src/runner/suite.js';
+import { killJudgeVerdict } from '../helpers/kill-judge.js';
 
 function judge(
   suite: Suite,
@@ -17,7 +18,6 @@ function judge(
   log.live++;
   log.maxLive = Math.max(log.maxLive, log.live);
   log.slots.add(slot);
-  const kill = suite.schedule.some((e) => e.fault.name === 'kill');
   return new Promise((resolve) =>
     setTimeout(
       () => {
@@ -25,21 +25,7 @@ function judge(
         resolve({
           runDir: `runs/${suite.name}/${suite.schedule.length}`,
           run: {} as SuiteRunResult['run'],
-          verdict: {
-            suite: suite.name,
-            target: 'reference:legacy',
-            seed,
-            verdict: kill ? 'fail' : 'pass',
-            startedAt: '',
-            durationMs: 0,
-            ops: { total: 0, ok: 0, fail: 0, info: 0, open: 0 },
-            faults: suite.schedule.length,
-            checks: kill
-              ? [{ name: 'noClientLeftHanging', verdict: 'fail', summary: 'x', evidence: { details: {} } }]
-              : [],
-            replay: '',
-            runErrors: [],
-          },
+          verdict: killJudgeVerdict(suite, seed),
         });
       },
       5 + (seed % 7),
