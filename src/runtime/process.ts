@@ -7,21 +7,17 @@
 //        └─▶ log file (stdout and stderr, interleaved, as they come)
 // Only processes started here are ever signalled, always by their own PID.
 import { fileURLToPath } from 'node:url';
-import { ChildLauncher } from '../launch/child-launcher.js';
+import { ChildLauncher, type LaunchOptions } from '../launch/child-launcher.js';
 import { LimboError, messageOf } from '../util/errors.js';
 import { parseReadyLine, type ReadyInfo } from '../launch/ready.js';
 import type { StopOutcome } from './service-handle.js';
 import { bundleIfCurrent } from '../launch/bundle.js';
 
-export interface ProcessOptions {
-  /** A name for messages and logs, e.g. `processor-1`. */
-  name: string;
-  command: string;
-  args: readonly string[];
-  env?: NodeJS.ProcessEnv;
-  cwd?: string;
-  /** Where to append the process's stdout and stderr. */
-  logFile?: string;
+/** What to launch (name, command, args, env, cwd, log file) as the child launcher takes it, and how it is ready. */
+export interface ProcessOptions extends Pick<
+  LaunchOptions,
+  'name' | 'command' | 'args' | 'env' | 'cwd' | 'logFile'
+> {
   /** Bound on the wait for the ready line. */
   readyTimeoutMs?: number;
   /** Recognises the ready line; default: the `limbo-ready {json}` line (for programs that print another). */

@@ -12,11 +12,11 @@
 // beside the other tests of `npm test`, whose own builds and clusters it would slow.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { spawnCaptured, type Captured } from '../helpers/limbo-cli.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -47,29 +47,11 @@ interface Plan {
 
 const plan = (await import(pathToFileURL(path.join(repo, 'scripts/mutation/plan.mjs')).href)) as Plan;
 
-function run(
-  args: string[],
-  env: Record<string, string> = {},
-  timeoutMs = 240_000,
-): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
-      cwd: repo,
-      env: { ...process.env, LIMBO_PROMETHEUS: 'off', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGINT');
-      reject(new Error(`${args.join(' ')} still running after ${timeoutMs} ms:\n${output}`));
-    }, timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
+function run(args: string[], env: Record<string, string> = {}, timeoutMs = 240_000): Promise<Captured> {
+  return spawnCaptured(process.execPath, args, {
+    cwd: repo,
+    env: { LIMBO_PROMETHEUS: 'off', ...env },
+    timeoutMs,
   });
 }
 

@@ -4,39 +4,21 @@
 // exit 2 on a suite path that does not exist.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { spawnCaptured, type Captured } from '../helpers/limbo-cli.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const script = path.join(repo, 'scripts/ci/user-recipe.sh');
 
-function runRecipe(
-  args: string[],
-  env: Record<string, string>,
-  timeoutMs = 180_000,
-): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', [script, ...args], {
-      cwd: repo,
-      env: { ...process.env, LIMBO_RECIPE_INSTALL: '0', LIMBO_PROMETHEUS: 'off', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGINT');
-      reject(new Error(`user-recipe.sh still running after ${timeoutMs} ms:\n${output}`));
-    }, timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
+function runRecipe(args: string[], env: Record<string, string>, timeoutMs = 180_000): Promise<Captured> {
+  return spawnCaptured('bash', [script, ...args], {
+    cwd: repo,
+    env: { LIMBO_RECIPE_INSTALL: '0', LIMBO_PROMETHEUS: 'off', ...env },
+    timeoutMs,
   });
 }
 

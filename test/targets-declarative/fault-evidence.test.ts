@@ -6,10 +6,10 @@
 // own proxy counted.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { spawnCaptured, type Captured } from '../helpers/limbo-cli.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -62,25 +62,11 @@ function suiteOn(link: string): string {
   ].join('\n');
 }
 
-function limbo(args: string[]): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(root, 'bin', 'limbo.js'), ...args], {
-      cwd: root,
-      env: { ...process.env, LIMBO_PROMETHEUS: 'off' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGINT');
-      reject(new Error(`limbo still running after 120 s:\n${output}`));
-    }, 120_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
+function limbo(args: string[]): Promise<Captured> {
+  return spawnCaptured(process.execPath, [join(root, 'bin', 'limbo.js'), ...args], {
+    cwd: root,
+    env: { LIMBO_PROMETHEUS: 'off' },
+    timeoutMs: 120_000,
   });
 }
 

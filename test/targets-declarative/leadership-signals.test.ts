@@ -12,30 +12,10 @@ import { declarativeTarget } from '../../src/targets/declarative/target.js';
 import { validateDeclaration } from '../../src/targets/declarative/validate.js';
 import { scrape } from '../../src/telemetry/prom-text.js';
 import { waitFor } from '../../src/util/wait.js';
-import { spawn } from 'node:child_process';
-import { packageRoot } from '../helpers/limbo-cli.js';
+import { limboAsync, packageRoot, type Captured } from '../helpers/limbo-cli.js';
 
 /** `limbo …args` in a child process, without blocking this one (its control server must answer). */
-function limbo(args: string[], timeoutMs: number): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(packageRoot, 'bin', 'limbo.js'), ...args], {
-      cwd: packageRoot,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGINT');
-      reject(new Error(`limbo still running after ${timeoutMs} ms:\n${output}`));
-    }, timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
-}
+const limbo = (args: string[], timeoutMs: number): Promise<Captured> => limboAsync(args, { timeoutMs });
 
 /** Who leads, as this test says: GET / answers it, POST /lead?name=X changes it. */
 async function startControl(first: string): Promise<{ url: string; leader: string; server: Server }> {
