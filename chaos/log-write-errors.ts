@@ -12,10 +12,12 @@ import {
   defineSuite,
   errorAnswersBounded,
   exactlyOnce,
+  idempotentRetriesAgree,
   keysFreeAfterHeal,
   latencyRecovers,
   logWriteErrors,
   noClientLeftHanging,
+  noGhostCompletions,
   noImpossibleErrors,
   pathCovered,
   pendingDrains,
@@ -46,9 +48,13 @@ export default defineSuite({
     errorAnswersBounded(),
     keysFreeAfterHeal(),
     latencyRecovers(),
+    idempotentRetriesAgree(),
+    noGhostCompletions(),
+    // A write that reached the disk although answered failed, met by the writer's retry: an
+    // invoke or End the log then holds twice, applied once.
     pathCovered({
-      metric: 'limbo_log_recovered_records_total',
-      what: 'records failed writes left on disk, found at recovery',
+      metric: 'limbo_processor_repeated_records_total',
+      what: 'invokes and Ends a failed write left in the log, proposed again and kept once',
     }),
   ],
   // reference:legacy (seeds 1 and 2): the ingress appends each invocation itself and waits for a

@@ -105,7 +105,7 @@ export const checkDocs: Readonly<Record<string, CheckDoc>> = {
     premise:
       'Every counter key is free again after the heal: a keyed service runs one invocation per key at a time, so one that never resumes holds its key and every later call on it waits.',
     evidence:
-      'Per counter key, the ops on it invoked after the final heal (the runner’s final reads count): some must have ended ok. A failure names each held key, its ops after the heal and their invocation ids.',
+      'Per counter key, the ops on it invoked after the final heal (the runner’s first final read of the key counts, not the ones it asks again after a failed read): some must have ended ok. A failure names each held key, its ops after the heal and their invocation ids.',
     inconclusiveWhen:
       'No keyed ops were recorded, or some key had no op after the heal (it names those keys).',
     seeItFail:

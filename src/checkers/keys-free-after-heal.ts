@@ -1,8 +1,10 @@
 // Every key touched becomes free again after the heal: a keyed service runs one invocation at
 // a time per key, so an invocation that never resumes holds its key and every later call on it
 // waits. For each counter key the run touched, some op on that key invoked after the final heal
-// (the runner's final reads count) must have been answered ok. A key with ops after the heal
-// and none answered is held; a key nobody asked after the heal is inconclusive.
+// (the runner's first final read of the key counts; the ones it asks again after a failed read,
+// to give exactlyOnce a value, do not: a key still held then is held) must have been answered
+// ok. A key with ops after the heal and none answered is held; a key nobody asked after the
+// heal is inconclusive.
 import { finalHealMs, pairOps, type RunData } from '../run-data/run-data.js';
 import { result, type Checker, type CheckResult } from './checker.js';
 import { ids } from './op-answers.js';
@@ -12,7 +14,15 @@ export function keysFreeAfterHeal(): Checker {
   return {
     name,
     check(run: RunData): CheckResult {
-      const ops = pairOps(run.history).filter((p) => p.invoke.request?.counterKey !== undefined);
+      const firstFinal = new Set<string>();
+      const ops = pairOps(run.history).filter((p) => {
+        const key = p.invoke.request?.counterKey;
+        if (key === undefined) return false;
+        if (p.invoke.request?.final !== true) return true;
+        if (firstFinal.has(key)) return false;
+        firstFinal.add(key);
+        return true;
+      });
       const keys = [...new Set(ops.map((p) => p.invoke.request!.counterKey!))].sort();
       if (keys.length === 0) return result(name, 'inconclusive', 'no keyed ops were recorded');
       const heal = finalHealMs(run) ?? 0;

@@ -45,6 +45,7 @@ export const referenceMetricNames = {
   ingressResponseWriteWaitsTotal: 'limbo_ingress_response_write_waits_total',
   ingressResponsesWaitingForClient: 'limbo_ingress_responses_waiting_for_client',
   processorLeadershipStepFailuresTotal: 'limbo_processor_leadership_step_failures_total',
+  processorRepeatedRecordsTotal: 'limbo_processor_repeated_records_total',
   faultHookActive: 'limbo_fault_hook_active',
   faultHookHitsTotal: 'limbo_fault_hook_hits_total',
   clockOffsetSeconds: 'limbo_clock_offset_seconds',

@@ -309,6 +309,16 @@ test('keysFreeAfterHeal: a key whose ops after the heal are never answered is he
   assert.equal(r.verdict, 'fail');
   assert.match(r.summary, /key counter-2 still held after the heal/);
   assert.ok(r.evidence.invocationIds?.includes('inv_counter-2_k3'));
+  // The runner asks a failed final read again until one answers (for exactlyOnce's value): only
+  // its first final read of a key counts here, so a key held until a later ask is still held.
+  const late = new RunBuilder();
+  late.add(100, 200, 'ok', 'counter-1', 1, 'k1');
+  const first = late.invoke(31_000, 'counterGet', { counterKey: 'counter-1', final: true });
+  late.end(first, 36_000, 'info');
+  late.finalRead(45_000, 'counter-1', 1);
+  const held = keysFreeAfterHeal().check(late.run);
+  assert.equal(held.verdict, 'fail', held.summary);
+  assert.match(held.summary, /key counter-1 still held after the heal: 1 ops on it, none answered/);
 });
 
 test('latencyRecovers: calls that stay slow after the heal are a wedge', () => {

@@ -482,7 +482,7 @@ export class PartitionLog {
           }),
         )
         .finally(() => {
-          this.recovering = undefined;
+          if (this.recovering === recovering) this.recovering = undefined;
         }),
       fire,
     };
@@ -497,7 +497,7 @@ export class PartitionLog {
    * read from the file until new writes fill them again.
    */
   private async recoverFromFile(): Promise<void> {
-    this.recovering!.timer = undefined;
+    if (this.recovering !== undefined) this.recovering.timer = undefined;
     if (this.closed || this.failed === undefined) return;
     const recovered = await recoverLogFile(this.fh);
     if (this.closed) return;
@@ -514,6 +514,25 @@ export class PartitionLog {
       await this.fh.sync();
     }
     if (this.closed) return;
+    // The frames found were read through the page cache: after a real EIO the kernel may hold
+    // pages it never wrote ("fsyncgate"). Written again through the O_DSYNC handle they are
+    // on disk before they count; if that fails too, the partition tries again later.
+    if (recovered.endOffset > this.endOffset) {
+      try {
+        const found = await this.fromFile(this.endOffset, recovered.endOffset);
+        for (let at = 0; at < found.length;)
+          at += await writeAt(this.dsync.fd, found, at, found.length - at, this.endOffset + at);
+      } catch (err) {
+        this.o.logger.warn('records found after a write error could not be written again; retrying', {
+          partition: this.o.partition,
+          error: err,
+        });
+        this.recovering = undefined;
+        this.scheduleRecovery();
+        return;
+      }
+      if (this.closed) return;
+    }
     const found = recovered.starts.length - this.starts.length;
     for (const offset of recovered.starts.slice(this.starts.length)) this.starts.push(offset);
     this.endOffset = recovered.endOffset;
@@ -526,6 +545,8 @@ export class PartitionLog {
       cutBytes: recovered.cutBytes,
       ...(recovered.cutReason !== undefined ? { why: recovered.cutReason } : {}),
     });
+    // Recovered: a write that fails from here on schedules a recovery of its own.
+    this.recovering = undefined;
     this.failed = undefined;
     this.o.hooks?.onRecovered?.(found);
     this.o.hooks?.onTail?.(this.tailLsn);

@@ -56,6 +56,12 @@ export function createProcessorMetrics(registry: Registry) {
       labelNames: ['partition', 'step'],
       registers,
     }),
+    repeatedRecords: new Counter({
+      name: referenceMetricNames.processorRepeatedRecordsTotal,
+      help: 'Invoke and End records applied for an invocation the log already held them for (an append that went through although answered failed or lost, then proposed again): kept once',
+      labelNames: ['partition', 'record'],
+      registers,
+    }),
     rpcsFailed: new Counter({
       name: m.processorRpcsFailedTotal,
       help: 'Ingress requests answered with an error',

@@ -127,6 +127,7 @@ export class PartitionReplica {
     for (const reason of ['not_leader', 'lost_leadership'])
       o.metrics.rpcsFailed.inc({ ...this.labels, reason }, 0);
     for (const step of leadershipSteps) o.metrics.leadershipStepFailures.inc({ ...this.labels, step }, 0);
+    for (const record of ['invoke', 'end']) o.metrics.repeatedRecords.inc({ ...this.labels, record }, 0);
   }
 
   /** Whether the step-fault hook fails this step now (counted as a hit when it does). */
@@ -504,6 +505,8 @@ export class PartitionReplica {
         if (effect.reason === 'stale_epoch' || effect.reason === 'duplicate') {
           this.o.metrics.staleProposalsDropped.inc(this.labels);
         }
+        if (effect.reason === 'already_ended')
+          this.o.metrics.repeatedRecords.inc({ ...this.labels, record: 'end' });
         const proposal = record.type === 'announce_leader' ? undefined : record.proposal;
         const waiter =
           proposal && proposal.epoch === this.epoch ? this.waiters.takeProposal(proposal.seq) : undefined;
@@ -519,6 +522,7 @@ export class PartitionReplica {
         return;
       }
       case 'invoked':
+        if (!effect.isNew) this.o.metrics.repeatedRecords.inc({ ...this.labels, record: 'invoke' });
         this.onInvoked(effect.invocation, effect.isNew, effect.record.proposal);
         return;
       case 'ended':
