@@ -3,10 +3,12 @@
 // have exactly one leader and calls to every partition must succeed again within a bound.
 // Seen in a probe: one partition stuck between candidate and leader for minutes after the
 // heal, once in two runs (partitionLeadership catches that, timing-dependent). What limbo saw
-// every time instead (seeds 3 and 5, 2 of 2 runs, and CI): the calls in flight when the
+// most times instead (seeds 3 and 5 and earlier CI runs): the calls in flight when the
 // partition began (5-7) completed in Restate (`sys_invocation` status completed) but their
-// clients never got the answer, and gave up after 30 s, 9 s after the heal. So restate's
-// documented verdict here is fail.
+// clients never got the answer, and gave up after 30 s, 9 s after the heal. Once (seed
+// 573661702) the 12 calls in flight were all answered within 15 s of the heal and every
+// partition had a leader in time: the suite passed. Restate's documented verdict here is
+// either.
 // Calls go to random partitions (plain calls) and to 16 counter keys spread over the 8
 // partitions, so a stuck partition leaves calls hanging past the bound.
 import { at, defineSuite, linkDown, noClientLeftHanging, partitionLeadership } from 'limbo';
@@ -24,5 +26,5 @@ export default defineSuite({
   converge: '20s',
   expect: [noClientLeftHanging({ withinMsAfterHeal: 15_000 }), partitionLeadership({ stuckAfterMs: 10_000 })],
   onlyOn: { targets: ['restate'], reason: 'partitions the fabric of a Restate cluster (`*->node-N`)' },
-  expectedToFailOn: ['restate'],
+  timingDependentOn: ['restate'],
 });
