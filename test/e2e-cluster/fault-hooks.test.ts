@@ -99,32 +99,6 @@ test('fault hooks in the reference cluster reach their paths and heal', { timeou
     },
   );
 
-  await t.test(
-    'log.write-error (all written): writes fail, partitions recover from their files finding the records, calls finish after',
-    async () => {
-      const recoveredBefore = await metric(log, 'limbo_log_recovered_records_total');
-      assert.equal(recoveredBefore, 0, 'nothing recovered before the fault');
-      assert.equal((await hook(log, { hook: 'log.write-error', params: { written: 'all' } })).status, 200);
-      const pending = echo(cluster.url, `write-error-${Date.now()}`);
-      await until(
-        'a partition recovered, finding what a failed write left',
-        10_000,
-        async () =>
-          (await metric(log, 'limbo_log_recoveries_total')) > 0 &&
-          (await metric(log, 'limbo_log_recovered_records_total')) > 0,
-      );
-      const off = await hook(log, { hook: 'log.write-error', off: true });
-      assert.ok((off.body['hits'] as number) > 0, `the hook failed writes: ${JSON.stringify(off.body)}`);
-      const r = await pending;
-      assert.equal(
-        r.status,
-        200,
-        `the call made during the fault is answered after it: ${JSON.stringify(r.body)}`,
-      );
-      assert.equal((await echo(cluster.url, `after-write-error-${Date.now()}`)).status, 200);
-    },
-  );
-
   await t.test('log.slow-fsync: each durable write held back by the delay', async () => {
     const sum0 = await metric(log, 'limbo_log_append_duration_seconds_sum');
     const n0 = await metric(log, 'limbo_log_append_duration_seconds_count');
@@ -261,3 +235,35 @@ test('fault hooks in the reference cluster reach their paths and heal', { timeou
     },
   );
 });
+
+// Its own cluster: the partitions it fails and recovers leave retried appends behind, which
+// the other hooks' measurements (slow-fsync's average append time) must not meet.
+test(
+  'log.write-error (all written): writes fail, partitions recover from their files finding the records, calls finish after',
+  { timeout: 120_000 },
+  async () => {
+    await using cluster = await TestCluster.start({ processors: 3, partitions: 2 });
+    await cluster.waitForLeaders();
+    const log = cluster.log;
+    const recoveredBefore = await metric(log, 'limbo_log_recovered_records_total');
+    assert.equal(recoveredBefore, 0, 'nothing recovered before the fault');
+    assert.equal((await hook(log, { hook: 'log.write-error', params: { written: 'all' } })).status, 200);
+    const pending = echo(cluster.url, `write-error-${Date.now()}`);
+    await until(
+      'a partition recovered, finding what a failed write left',
+      10_000,
+      async () =>
+        (await metric(log, 'limbo_log_recoveries_total')) > 0 &&
+        (await metric(log, 'limbo_log_recovered_records_total')) > 0,
+    );
+    const off = await hook(log, { hook: 'log.write-error', off: true });
+    assert.ok((off.body['hits'] as number) > 0, `the hook failed writes: ${JSON.stringify(off.body)}`);
+    const r = await pending;
+    assert.equal(
+      r.status,
+      200,
+      `the call made during the fault is answered after it: ${JSON.stringify(r.body)}`,
+    );
+    assert.equal((await echo(cluster.url, `after-write-error-${Date.now()}`)).status, 200);
+  },
+);
